@@ -1,0 +1,59 @@
+# Lexio — the three commands a newcomer needs: make run, make test, make bench.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+HOST ?= 127.0.0.1
+PORT ?= 8080
+CHROMIUM := /usr/lib/chromium/chromium
+# Re-install only when the project's pins change.
+SETUP_STAMP := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
+WEB_STAMP := web/dist/.built
+
+.PHONY: run test bench setup web chromium lint unit e2e clean
+
+setup: $(SETUP_STAMP)
+
+$(SETUP_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@rm -f $(VENV)/.setup-*
+	@touch $@
+
+# Vendors Pyodide + PyScript (npm pack, pinned, hash-checked) and builds the static site into web/dist.
+web: setup
+	$(PY) web/build.py --out web/dist
+
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else \
+	    echo "Debian's chromium is missing: run 'sudo apt-get install -y chromium' (binary $(CHROMIUM))"; exit 1; \
+	  fi; \
+	fi
+
+run: setup web
+	@mkdir -p var
+	@echo "Lexio: http://$(HOST):$(PORT)/"
+	$(BIN)/lexio serve --host $(HOST) --port $(PORT) --db var/lexio.sqlite3 --static web/dist
+
+lint: setup
+	$(BIN)/ruff check engine relay
+	$(BIN)/mypy
+
+unit: setup web
+	$(PY) -m pytest -q tests
+
+e2e: setup web chromium
+	$(PY) -m pytest -q e2e
+
+test: lint unit e2e
+
+bench: setup web chromium
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) web/dist var .mypy_cache .ruff_cache .pytest_cache
