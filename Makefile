@@ -11,14 +11,14 @@ CHROMIUM := /usr/lib/chromium/chromium
 SETUP_STAMP := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 WEB_STAMP := web/dist/.built
 
-.PHONY: run test bench setup web chromium lint unit e2e clean
+.PHONY: run test bench setup web chromium lint unit e2e clean lexicon-sources
 
 setup: $(SETUP_STAMP)
 
 $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,lexicon-build]'
 	@rm -f $(VENV)/.setup-*
 	@touch $@
 
@@ -44,8 +44,12 @@ lint: setup
 	$(BIN)/ruff check engine relay
 	$(BIN)/mypy
 
-unit: setup web
-	$(PY) -m pytest -q tests
+# Fetches (hash-checked) the word list's pinned sources so the byte-for-byte rebuild test can run offline.
+lexicon-sources: setup
+	$(PY) lexicons/build.py --fetch
+
+unit: setup web lexicon-sources
+	LEXIO_REQUIRE_LEXICON_BUILD=1 $(PY) -m pytest -q tests
 
 e2e: setup web chromium
 	$(PY) -m pytest -q e2e
