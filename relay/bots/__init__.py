@@ -1,0 +1,39 @@
+"""Computer opponents: a move generator over the word list and the relay's bot driver.
+
+- :mod:`relay.bots.graph`: a packed minimal DAWG of the word list (arrays, cached on disk);
+- :mod:`relay.bots.movegen`: every valid placement for a rack (Appel & Jacobson: blanks, cross-checks);
+- :mod:`relay.bots.player`: level policies (easy, medium, strong) and :class:`MoveGenDriver`;
+- :mod:`relay.bots.client`: a scripted WebSocket player for benches and soak tests (imports aiohttp lazily).
+
+The relay loads :func:`driver` lazily (see :mod:`relay.botdriver`). Everything here runs inside the relay: the
+word list never leaves the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from relay.bots.graph import WordGraph, build_graph, load_graph
+from relay.bots.movegen import Candidate, GenerationResult, generate
+from relay.bots.player import LEVELS, BotError, MoveGenDriver, pick, swap_choice
+
+__all__ = [
+    "LEVELS",
+    "BotError",
+    "Candidate",
+    "GenerationResult",
+    "MoveGenDriver",
+    "WordGraph",
+    "build_graph",
+    "driver",
+    "generate",
+    "load_graph",
+    "pick",
+    "swap_choice",
+]
+
+
+def driver(lexicon: Any = None) -> MoveGenDriver:
+    """The relay's default bot driver over ``lexicon`` (the relay's :class:`relay.lexicon.WordList`; None:
+    the shipped ``"fr"`` list). Cheap: the word graph is built or loaded on first use."""
+    return MoveGenDriver(lexicon)

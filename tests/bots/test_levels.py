@@ -1,0 +1,154 @@
+"""Each level picks its kind of move; with nothing to play a bot swaps (never more than the bag holds) or
+passes; a bot acts only on its own seat's view, within its time budget."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.board import Board
+from engine.moves import Pass, Place, Swap
+from engine.scoring import analyse
+from engine.variants import get_variant
+from relay.bots import driver
+from relay.bots.movegen import Candidate
+from relay.bots.player import (
+    EASY_MAX_TILES,
+    EASY_SHARE,
+    MEDIUM_SHARE,
+    BotError,
+    MoveGenDriver,
+    pick,
+    swap_choice,
+)
+from relay.lexicon import WordList
+
+
+def cand(score: int, size: int, tag: int = 0) -> Candidate:
+    return Candidate(score, tuple((tag * 10 + i, "A", False) for i in range(size)))
+
+
+POOL = [
+    cand(s, n, i) for i, (s, n) in enumerate([(40, 7), (35, 5), (24, 4), (20, 3), (12, 2), (6, 2), (3, 1)])
+]
+
+
+@settings(max_examples=40)
+@given(seed=st.integers(0, 2**32))
+def test_strong_plays_the_best_score(seed: int) -> None:
+    assert pick(POOL, "strong", random.Random(seed)) == POOL[0]
+
+
+@settings(max_examples=40)
+@given(seed=st.integers(0, 2**32))
+def test_medium_plays_a_good_but_not_always_the_best_move(seed: int) -> None:
+    chosen = pick(POOL, "medium", random.Random(seed))
+    assert chosen is not None and chosen.score >= 40 * MEDIUM_SHARE
+
+
+@settings(max_examples=40)
+@given(seed=st.integers(0, 2**32))
+def test_easy_plays_a_modest_move(seed: int) -> None:
+    chosen = pick(POOL, "easy", random.Random(seed))
+    assert chosen is not None
+    assert chosen.score <= 40 * EASY_SHARE and chosen.size <= EASY_MAX_TILES
+
+
+def test_medium_and_easy_vary_their_moves() -> None:
+    rng = random.Random(1)
+    assert len({pick(POOL, "medium", rng) for _ in range(50)}) > 1
+    assert len({pick(POOL, "easy", rng) for _ in range(50)}) > 1
+
+
+def test_easy_falls_back_to_the_cheapest_moves_when_none_is_modest() -> None:
+    only_big = [cand(30, 7, 1), cand(31, 6, 2), cand(50, 7, 3)]
+    assert pick(only_big, "easy", random.Random(2)) == cand(30, 7, 1)
+
+
+def test_no_move_means_no_pick_and_an_unknown_level_is_refused() -> None:
+    assert pick([], "strong", random.Random(0)) is None
+    with pytest.raises(BotError) as err:
+        pick(POOL, "genius", random.Random(0))
+    assert err.value.code == "bad_level"
+
+
+@settings(max_examples=60)
+@given(rack=st.text(alphabet="ABEKQSWXYZ?", min_size=1, max_size=7), bag=st.integers(0, 100))
+def test_a_swap_returns_rack_tiles_no_more_than_the_bag_holds(rack: str, bag: int) -> None:
+    returned = swap_choice(rack, bag)
+    assert len(returned) <= bag
+    remaining = list(rack)
+    for ch in returned:
+        remaining.remove(ch)  # raises if the bot returns a tile it does not hold
+    if bag >= len(rack):
+        assert returned, "a full bag always allows a swap"
+
+
+def test_a_swap_keeps_blanks_and_flexible_letters_first() -> None:
+    assert sorted(swap_choice("?EKWXYZ", 50)) == sorted("KWXYZ")
+    assert swap_choice("QWXZKYJ", 2) and len(swap_choice("QWXZKYJ", 2)) == 2
+
+
+def lexio_view(board: Board, rack: str, bag_size: int) -> dict[str, object]:
+    return {"variant": "lexio", "board": board.to_json(), "rack": rack, "bag_size": bag_size, "you": 0}
+
+
+def test_a_bot_with_nothing_to_play_swaps_then_passes_when_the_bag_is_empty() -> None:
+    words = WordList.from_words(["ZZZZZZZZ"], name="t")
+    bot = MoveGenDriver(words)
+    empty = Board.empty("lexio")
+    move = bot.choose(lexio_view(empty, "AEIKQWX", 40), "strong", random.Random(0))
+    assert isinstance(move, Swap) and move.tiles
+    assert isinstance(bot.choose(lexio_view(empty, "AEIKQWX", 0), "strong", random.Random(0)), Pass)
+
+
+def test_the_bot_plays_a_valid_placement_from_its_view(fr_words: WordList) -> None:
+    bot = driver(fr_words)
+    lexio = get_variant("lexio")
+    for level in ("easy", "medium", "strong"):
+        move = bot.choose(lexio_view(Board.empty(lexio), "MAISONS", 80), level, random.Random(3))
+        assert isinstance(move, Place)
+        breakdown = analyse(Board.empty(lexio), move.tiles)
+        assert not fr_words.unknown(breakdown.word_list)
+        assert "G7" in {t.square for t in move.tiles}
+
+
+def test_a_view_without_a_rack_is_refused() -> None:
+    bot = MoveGenDriver(WordList.from_words(["AS"], name="t"))
+    with pytest.raises(BotError) as err:
+        bot.choose({"variant": "lexio", "board": [], "rack": None}, "easy", random.Random(0))
+    assert err.value.code == "bad_view"
+    with pytest.raises(BotError):
+        bot.choose({"variant": "nope", "board": [], "rack": "AB"}, "easy", random.Random(0))
+    with pytest.raises(BotError):
+        bot.choose({"variant": "lexio", "board": [], "rack": "AB"}, "grandmaster", random.Random(0))
+    with pytest.raises(BotError) as err:
+        bot.choose({"variant": "lexio", "board": [], "rack": "A1"}, "easy", random.Random(0))
+    assert err.value.code == "bad_view"
+
+
+def test_the_search_stops_at_the_time_budget_and_plays_what_it_found(fr_words: WordList) -> None:
+    bot = MoveGenDriver(fr_words, budget_seconds=0.0)
+    bot.warm()
+    t0 = time.monotonic()
+    move = bot.choose(lexio_view(Board.empty("lexio"), "??EAIRS", 80), "strong", random.Random(0))
+    # With no budget the search stops at its first check: few or no moves, never a long think.
+    assert time.monotonic() - t0 < 1.0
+    assert isinstance(move, Place | Swap | Pass)
+
+
+def test_the_driver_matches_the_relay_protocol() -> None:
+    from relay.botdriver import BotDriver
+
+    assert isinstance(driver(WordList.from_words(["AS"], name="t")), BotDriver)
+
+
+def test_a_driver_given_a_bare_lookup_refuses_rather_than_guess_a_word_list() -> None:
+    bot = MoveGenDriver(lambda words: [])
+    with pytest.raises(BotError) as err:
+        bot.choose(lexio_view(Board.empty("lexio"), "MAISONS", 80), "easy", random.Random(0))
+    assert err.value.code == "no_word_list"
