@@ -1,9 +1,13 @@
 """Lexio rules engine: pure, standard library only, the same files in CPython and in Pyodide.
 
 Values (boards, tiles, moves, events, states) are immutable.  Checked entry points raise a
-:class:`~engine.errors.LexioError` (a ``ValueError``) with a stable ``code``; functions documented as
-*unchecked* trust their input.  The engine never reads a clock nor draws randomness of its own: times
-(integer milliseconds) and a ``random.Random`` are passed in.  See docs/architecture.md, "Engine public API".
+:class:`~engine.errors.LexioError` (a ``ValueError``) with a stable ``code`` for any bad input, whatever its
+type; functions documented as *unchecked* trust their input and may raise anything on junk: ``apply`` and
+``replay`` (fold events that came from ``decide``), ``Board(variant, cells)`` and
+``board.with_cells_unchecked``, ``variant.value`` / ``variant.rack_value`` (KeyError), and the constructors of
+the plain values (``Tile``, ``Place``, commands, events), which check nothing.  The engine never reads a
+clock nor draws randomness of its own: times (integer milliseconds) and a ``random.Random`` are passed in.
+See docs/architecture.md, "Engine public API".
 """
 
 from engine import errors as _errors

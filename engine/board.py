@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from engine.errors import BadLetter, BlankWithoutLetter, Occupied
+from engine.errors import BadLetter, BadNotation, BlankWithoutLetter, Occupied
 from engine.moves import Tile, tiles_from_json
 from engine.variants import LETTERS, Kind, Variant, get_variant
 
@@ -46,16 +46,23 @@ class Board:
     @classmethod
     def empty(cls, variant: Variant | str = "lexio") -> Board:
         """An empty board.  Raises :class:`~engine.errors.UnknownVariant` for an unknown name."""
-        v = get_variant(variant) if isinstance(variant, str) else variant
+        v = variant if isinstance(variant, Variant) else get_variant(variant)
         return cls(v, (None,) * (v.width * v.height))
 
     def with_tiles(self, tiles: Iterable[Tile]) -> Board:
         """A new board with ``tiles`` added.  Checks each square (raises :class:`~engine.errors.OffBoard`,
         :class:`~engine.errors.Wall`, :class:`~engine.errors.Occupied`) and letter
         (:class:`~engine.errors.BadLetter`, :class:`~engine.errors.BlankWithoutLetter`), not the rules of
-        shape: use :func:`engine.analyse` for those."""
+        shape: use :func:`engine.analyse` for those.  Anything that is not a :class:`Tile` raises
+        :class:`~engine.errors.BadNotation`."""
         cells = list(self._cells)
+        try:
+            tiles = tuple(tiles)
+        except TypeError:
+            raise BadNotation(f"tiles {tiles!r:.40} are not a sequence", tiles=repr(tiles)[:40]) from None
         for t in tiles:
+            if not isinstance(t, Tile):
+                raise BadNotation(f"{t!r:.40} is not a Tile", tile=repr(t)[:40])
             i = self.variant.square_index(t.square)
             if cells[i] is not None:
                 raise Occupied(f"square {t.square} is already occupied by {cells[i]}", square=t.square)
@@ -90,6 +97,7 @@ class Board:
 
     @property
     def is_empty(self) -> bool:
+        """True when no tile is on the board (the next play is the first)."""
         return not any(self._cells)
 
     def __len__(self) -> int:
@@ -149,6 +157,12 @@ class Board:
 def _cell(t: Tile) -> str:
     """The cell for a tile.  Raises BlankWithoutLetter / BadLetter."""
     letter = t.letter
+    if not isinstance(letter, str):
+        if t.blank and letter is None:
+            raise BlankWithoutLetter(f"blank on {t.square} must name its letter", square=t.square)
+        raise BadLetter(
+            f"{letter!r:.20} on {t.square} is not a tile letter", square=t.square, letter=repr(letter)[:20]
+        )
     if t.blank:
         if letter.upper() not in LETTERS:
             raise BlankWithoutLetter(f"blank on {t.square} must name its letter", square=t.square)

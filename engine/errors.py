@@ -111,129 +111,191 @@ class InputError(LexioError):
 
 # -- shape ------------------------------------------------------------------------------------------------
 class OffBoard(ShapeError):
+    """A square name that is not on the grid (or not a string)."""
+
     code: ClassVar[str] = "off_board"
 
 
 class Wall(ShapeError):
+    """A square that is walled off: nothing is ever played there."""
+
     code: ClassVar[str] = "wall"
 
 
 class Occupied(ShapeError):
+    """A square that already holds a tile (or, in notation, a letter that contradicts it)."""
+
     code: ClassVar[str] = "occupied"
 
 
 class DuplicateSquare(ShapeError):
+    """Two tiles of one placement on the same square."""
+
     code: ClassVar[str] = "duplicate_square"
 
 
 class NotInLine(ShapeError):
+    """Tiles not in a single row or a single column."""
+
     code: ClassVar[str] = "not_in_line"
 
 
 class Gap(ShapeError):
+    """An empty square (or a wall) between the placed tiles."""
+
     code: ClassVar[str] = "gap"
 
 
 class MissingSource(ShapeError):
+    """A first play that does not cover the source."""
+
     code: ClassVar[str] = "missing_source"
 
 
 class NotConnected(ShapeError):
+    """A later play that touches no tile already on the board."""
+
     code: ClassVar[str] = "not_connected"
 
 
 class NoWord(ShapeError):
+    """A placement that forms no word of two or more tiles."""
+
     code: ClassVar[str] = "no_word"
 
 
 class BlankWithoutLetter(ShapeError):
+    """A blank played without naming the letter it stands for."""
+
     code: ClassVar[str] = "blank_without_letter"
 
 
 class BadLetter(ShapeError):
+    """A tile letter that is not A-Z."""
+
     code: ClassVar[str] = "bad_letter"
 
 
 class TooManyTiles(ShapeError):
+    """More tiles than a rack holds."""
+
     code: ClassVar[str] = "too_many_tiles"
 
 
 class EmptyPlay(ShapeError):
+    """A placement of no tile."""
+
     code: ClassVar[str] = "empty_play"
 
 
 # -- rack -------------------------------------------------------------------------------------------------
 class NotOnRack(RackError):
+    """Tiles to play or swap that are not on the player's rack."""
+
     code: ClassVar[str] = "not_on_rack"
 
 
 class SwapTooLarge(RackError):
+    """A swap returning more tiles than the bag holds."""
+
     code: ClassVar[str] = "swap_too_large"
 
 
 class BadSwap(RackError):
+    """A swap that names no tile, or something that is not letters and '?'."""
+
     code: ClassVar[str] = "bad_swap"
 
 
 # -- turn / table state -----------------------------------------------------------------------------------
 class NotYourTurn(TurnError):
+    """A move by a seat that is not on turn."""
+
     code: ClassVar[str] = "not_your_turn"
 
 
 class GameOver(TurnError):
+    """A command after the end of the game."""
+
     code: ClassVar[str] = "game_over"
 
 
 class NotStarted(TurnError):
+    """A command that needs a table or a started game that does not exist yet."""
+
     code: ClassVar[str] = "not_started"
 
 
 class AlreadyStarted(TurnError):
+    """A seating command (join, leave, start) once the game has started."""
+
     code: ClassVar[str] = "already_started"
 
 
 class ReserveEmpty(TurnError):
+    """A placement with no try left in the seat's reserve (``params['next_refill_ms']``)."""
+
     code: ClassVar[str] = "reserve_empty"
 
 
 class TableFull(TurnError):
+    """A fifth arrival."""
+
     code: ClassVar[str] = "table_full"
 
 
 class TableExists(TurnError):
+    """CreateTable on a table that already exists."""
+
     code: ClassVar[str] = "table_exists"
 
 
 class NotEnoughPlayers(TurnError):
+    """Start with fewer than two seated."""
+
     code: ClassVar[str] = "not_enough_players"
 
 
 class NotFirstSeat(TurnError):
+    """Start by a seat other than the first arrival (seat 0)."""
+
     code: ClassVar[str] = "not_first_seat"
 
 
 class BadSeat(TurnError):
+    """A seat that does not exist (or is not an integer)."""
+
     code: ClassVar[str] = "bad_seat"
 
 
 # -- input ------------------------------------------------------------------------------------------------
 class BadName(InputError):
+    """A name that is empty, too long, unprintable or already seated (``params['reason'] == 'taken'``)."""
+
     code: ClassVar[str] = "bad_name"
 
 
 class BadNotation(InputError):
+    """Text, JSON or values that cannot be read as moves or tiles."""
+
     code: ClassVar[str] = "bad_notation"
 
 
 class UnknownVariant(InputError):
+    """A variant name that is not shipped."""
+
     code: ClassVar[str] = "unknown_variant"
 
 
 class BadSetting(InputError):
+    """A table setting or variant data out of range."""
+
     code: ClassVar[str] = "bad_setting"
 
 
 class BadEvent(InputError):
+    """A journal dict (or value) that cannot be read as an event."""
+
     code: ClassVar[str] = "bad_event"
 
 
@@ -249,7 +311,12 @@ ERRORS: dict[str, type[LexioError]] = _collect(LexioError)
 
 
 def error_from_dict(data: dict[str, object]) -> LexioError:
-    """Rebuild an error from :meth:`LexioError.to_dict` output (unknown codes become a plain LexioError)."""
+    """Rebuild an error from :meth:`LexioError.to_dict` output (unknown codes become a plain LexioError).
+
+    Never raises: anything that is not a dict also comes back as a plain :class:`LexioError` naming it.
+    """
+    if not isinstance(data, dict):
+        return LexioError(f"not an error dict: {data!r:.40}")
     cls = ERRORS.get(str(data.get("code")), LexioError)
     raw = data.get("params")
     params: dict[str, Param] = {}

@@ -42,6 +42,8 @@ SCHEMA_VERSION: Final = 1
 
 @dataclass(frozen=True, slots=True)
 class TableCreated:
+    """The table exists: its variant and turn time."""
+
     variant: str
     turn_seconds: int
     at: int = field(kw_only=True)
@@ -49,6 +51,8 @@ class TableCreated:
 
 @dataclass(frozen=True, slots=True)
 class SeatJoined:
+    """A player (or bot) took seat ``seat``."""
+
     seat: int
     name: str
     bot: str | None
@@ -101,6 +105,8 @@ class Swapped:
 
 @dataclass(frozen=True, slots=True)
 class Passed:
+    """The seat on turn passed."""
+
     seat: int
     at: int = field(kw_only=True)
 
@@ -170,17 +176,21 @@ _STR_TUPLES: Final = frozenset({"racks", "words", "unknown"})
 
 
 def event_type(event: Event) -> str:
-    """The ``"type"`` string of an event (``"placed"``, ``"game_ended"``...)."""
-    return _TYPE_NAMES[type(event)]
+    """The ``"type"`` string of an event (``"placed"``, ``"game_ended"``...).  Raises
+    :class:`~engine.errors.BadEvent` for anything that is not an event."""
+    name = _TYPE_NAMES.get(type(event))
+    if name is None:
+        raise BadEvent(f"{event!r:.60} is not an event", type=type(event).__name__[:40])
+    return name
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
     """Full JSON-ready form: ``{"schema", "type", <fields>}``, tiles as ``{"sq", "letter", "blank"}``.
 
     This is the journal's private form (it holds racks and the bag): send seats
-    :func:`engine.redact_event` instead.
+    :func:`engine.redact_event` instead.  Raises :class:`~engine.errors.BadEvent` for a non-event.
     """
-    out: dict[str, Any] = {"schema": SCHEMA_VERSION, "type": _TYPE_NAMES[type(event)]}
+    out: dict[str, Any] = {"schema": SCHEMA_VERSION, "type": event_type(event)}
     for f in dataclasses.fields(event):
         value = getattr(event, f.name)
         if f.name == "tiles":

@@ -104,28 +104,38 @@ Lexicon = Callable[[Sequence[str]], Sequence[str]]
 # -- commands ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class CreateTable:
+    """Create the table: its variant and turn time (30-600 s)."""
+
     variant: str = DEFAULT_VARIANT
     turn_seconds: int = TURN_SECONDS_DEFAULT
 
 
 @dataclass(frozen=True, slots=True)
 class Join:
+    """Take the next seat (``bot``: a bot level, or None for a person)."""
+
     name: str
     bot: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Leave:
+    """Free a seat before the start; later arrivals move up."""
+
     seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class Start:
+    """Start the game (seat 0 only, 2-4 seated)."""
+
     seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class Play:
+    """The seat on turn places, swaps or passes."""
+
     seat: int
     move: Move
 
@@ -206,9 +216,13 @@ def _reserve(tries: int, since: int, now_ms: int) -> tuple[int, int, int | None]
 def reserve_at(state: GameState, seat: int, now_ms: int) -> tuple[int, int | None]:
     """A seat's reserve at ``now_ms``: (tries left, time of the next refill or None when full).
 
-    Raises :class:`~engine.errors.BadSeat` for a seat that does not exist.
+    Raises :class:`~engine.errors.BadSeat` for a seat that does not exist, :class:`~engine.errors.InputError`
+    for a ``state`` that is not a :class:`GameState` or a ``now_ms`` that is not an integer.
     """
+    if not isinstance(state, GameState):
+        raise InputError(f"{state!r:.40} is not a GameState", state=repr(state)[:40])
     s = _seat(state, seat)
+    _need_ms(now_ms)
     tries, _, next_ms = _reserve(s.reserve_tries, s.reserve_since_ms, now_ms)
     return tries, next_ms
 
@@ -226,9 +240,15 @@ def decide(
     Raises a :class:`~engine.errors.LexioError`: ``TableExists``, ``UnknownVariant``, ``BadSetting``
     (create); ``BadName``, ``TableFull`` (join); ``BadSeat``, ``NotFirstSeat``, ``NotEnoughPlayers``
     (start/leave); ``NotStarted``, ``AlreadyStarted``, ``GameOver``, ``NotYourTurn`` (phase and turn);
-    every :class:`~engine.errors.ShapeError` of :func:`engine.analyse`; ``NotOnRack``, ``BadSwap``,
-    ``SwapTooLarge`` (rack and bag); ``ReserveEmpty`` (a placement with no try left).
+    every error of :func:`engine.analyse` (shape errors; ``BadNotation`` for tiles that are not
+    :class:`~engine.moves.Tile`); ``NotOnRack``, ``BadSwap``,
+    ``SwapTooLarge`` (rack and bag); ``ReserveEmpty`` (a placement with no try left); ``InputError``
+    (``bad_input``) for a ``command`` that is not a command, a move that is not a move, or a ``now_ms`` that
+    is not an integer.  A ``Play``/``TimeoutPass`` seat that is not an integer raises ``BadSeat``.
     """
+    _need_ms(now_ms)
+    if not isinstance(state, GameState):
+        raise InputError(f"{state!r:.40} is not a GameState", state=repr(state)[:40])
     if isinstance(command, CreateTable):
         return _create(state, command, now_ms)
     if isinstance(command, Join):
@@ -321,6 +341,9 @@ def _place(
     state: GameState, seat: int, tiles: tuple[Tile, ...], now_ms: int, lexicon: Lexicon
 ) -> list[Event]:
     breakdown = analyse(state.board, tiles)
+    # analyse accepts a blank's letter in either case and any truthy flag: journal one canonical form, so
+    # that the events survive their JSON round trip unchanged.
+    tiles = tuple(Tile(t.square, t.letter.upper(), bool(t.blank)) for t in tiles)
     s = state.seats[seat]
     rack = _take(s.rack, "".join(t.rack_letter for t in tiles), "play")
     tries, next_ms = reserve_at(state, seat, now_ms)
@@ -401,6 +424,11 @@ def _seat(state: GameState, seat: int) -> SeatState:
     return state.seats[seat]
 
 
+def _need_ms(now_ms: int) -> None:
+    if not isinstance(now_ms, int) or isinstance(now_ms, bool):
+        raise InputError(f"time {now_ms!r:.20} is not integer milliseconds", now_ms=repr(now_ms)[:20])
+
+
 def _need_waiting(state: GameState) -> None:
     if state.status == "empty":
         raise NotStarted("no table has been created yet")
@@ -415,6 +443,9 @@ def _need_turn(state: GameState, seat: int) -> None:
         raise NotStarted("the game has not started yet")
     if state.status == "ended":
         raise GameOver("the game is over")
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        # True == 1: without this a bool would pass for seat 1 and be journalled as such.
+        raise BadSeat(f"there is no seat {seat!r:.10} at this table", seat=str(seat)[:10])
     if seat != state.turn:
         raise NotYourTurn(
             f"it is seat {state.turn}'s turn, not seat {seat!r:.10}'s",
@@ -426,7 +457,8 @@ def _need_turn(state: GameState, seat: int) -> None:
 # -- fold -------------------------------------------------------------------------------------------------
 def apply(state: GameState, event: Event) -> GameState:
     """Unchecked fold: the state after ``event``.  Trusts the event (it came from :func:`decide` or from a
-    journal written from its output); feeding it anything else gives an undefined state."""
+    journal written from its output); feeding it anything else gives an undefined state (a non-event raises
+    TypeError)."""
     events = (*state.events, event)
     if isinstance(event, TableCreated):
         return replace(

@@ -16,7 +16,7 @@ __all__ = ["Move", "Pass", "Place", "Swap", "Tile", "square_key", "tile_from_dic
 
 def square_key(square: str) -> tuple[int, int]:
     """Sort key of a square name: (row, column).  Malformed names sort last, in a stable way."""
-    if len(square) >= 2 and square[0].isalpha() and square[1:].isdigit():
+    if isinstance(square, str) and len(square) >= 2 and square[0].isalpha() and square[1:].isdecimal():
         return (int(square[1:]), ord(square[0].upper()))
     return (1 << 30, 0)
 

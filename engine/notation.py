@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 
 from engine.board import Board
-from engine.errors import BadNotation, EmptyPlay, Gap, NotInLine, Occupied, OffBoard
+from engine.errors import BadLetter, BadNotation, EmptyPlay, Gap, InputError, NotInLine, Occupied, OffBoard
 from engine.moves import Move, Pass, Place, Swap, Tile
 from engine.variants import BLANK, LETTERS
 
 __all__ = ["format_move", "parse_move"]
 
-_ACROSS = re.compile(r"^(\d{1,2})([A-Za-z])$")
-_DOWN = re.compile(r"^([A-Za-z])(\d{1,2})$")
+_ACROSS = re.compile(r"^([0-9]{1,2})([A-Za-z])$")
+_DOWN = re.compile(r"^([A-Za-z])([0-9]{1,2})$")
 
 
 def parse_move(text: str, board: Board) -> Move:
@@ -30,8 +30,10 @@ def parse_move(text: str, board: Board) -> Move:
     Raises :class:`~engine.errors.BadNotation` for text that is not a move, :class:`~engine.errors.OffBoard`
     for a word running off the grid, :class:`~engine.errors.Occupied` for a letter that contradicts the tile
     already on its square, :class:`~engine.errors.EmptyPlay` for a word that places no tile.  The result is
-    not checked against the rules: see :func:`engine.analyse` / :func:`engine.decide`.
+    not checked against the rules: see :func:`engine.analyse` / :func:`engine.decide`.  A ``board`` that is
+    not a :class:`Board` raises :class:`~engine.errors.InputError`.
     """
+    _need_board(board)
     if not isinstance(text, str):
         raise BadNotation(f"move {text!r} is not text", text=repr(text)[:40])
     s = text.strip()
@@ -102,24 +104,46 @@ def parse_move(text: str, board: Board) -> Move:
     return Place(tuple(tiles))
 
 
+def _need_board(board: Board) -> None:
+    if not isinstance(board, Board):
+        raise InputError(f"{board!r:.40} is not a Board", board=repr(board)[:40])
+
+
 def format_move(move: Move, board: Board) -> str:
     """Write a move in canonical notation, given the board *before* it.
 
     A single tile is written across if it forms an across word, else down.  Raises
     :class:`~engine.errors.EmptyPlay`, :class:`~engine.errors.OffBoard`, :class:`~engine.errors.Occupied`,
-    :class:`~engine.errors.NotInLine` or :class:`~engine.errors.Gap` for a placement notation cannot express.
+    :class:`~engine.errors.NotInLine` or :class:`~engine.errors.Gap` for a placement notation cannot express;
+    :class:`~engine.errors.BadNotation` for a tile that is not a :class:`Tile` or a swap that is not letters
+    and ``?``; :class:`~engine.errors.BadLetter` for a tile letter that is not A-Z;
+    :class:`~engine.errors.InputError` for a ``move`` that is not a move or a ``board`` that is not a Board.
     """
     if isinstance(move, Pass):
         return "-"
     if isinstance(move, Swap):
-        return "-" + move.tiles
+        tiles = move.tiles
+        if not isinstance(tiles, str) or not tiles or any(ch not in LETTERS and ch != BLANK for ch in tiles):
+            raise BadNotation(f"swap {tiles!r:.20} is not letters and '?'", text=repr(tiles)[:20])
+        return "-" + tiles
+    if not isinstance(move, Place):
+        raise InputError(f"{move!r:.40} is not a move (Place, Swap or Pass)", move=repr(move)[:40])
+    _need_board(board)
     v = board.variant
     cells = board.cells
     if not move.tiles:
         raise EmptyPlay("a placement needs at least one tile", count=0)
     placed: dict[int, Tile] = {}
     for t in move.tiles:
-        i = v.index.get(t.square)
+        if not isinstance(t, Tile):
+            raise BadNotation(f"{t!r:.40} is not a Tile", text=repr(t)[:40])
+        if not isinstance(t.letter, str) or t.letter.upper() not in LETTERS:
+            raise BadLetter(
+                f"{t.letter!r:.20} on {t.square!r:.10} is not a tile letter",
+                square=str(t.square)[:10],
+                letter=repr(t.letter)[:20],
+            )
+        i = v.index.get(t.square) if isinstance(t.square, str) else None
         if i is None:
             raise OffBoard(f"square {t.square} is off the {v.name} board", square=str(t.square))
         if cells[i] is not None:
@@ -158,7 +182,7 @@ def format_move(move: Move, board: Board) -> str:
                 last=v.names[last],
             )
         p = placed.get(j)
-        out.append("." if p is None else (p.letter.lower() if p.blank else p.letter))
+        out.append("." if p is None else (p.letter.lower() if p.blank else p.letter.upper()))
         if j == last:
             break
         j = fwd[j]

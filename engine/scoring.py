@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from engine.board import Board
 from engine.errors import (
     BadLetter,
+    BadNotation,
     BlankWithoutLetter,
     DuplicateSquare,
     EmptyPlay,
@@ -62,6 +63,7 @@ class LetterScore(NamedTuple):
     new: bool
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (see docs/architecture.md)."""
         return {
             "sq": self.sq,
             "letter": self.letter,
@@ -85,6 +87,7 @@ class WordScore(NamedTuple):
     score: int
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (see docs/architecture.md)."""
         return {
             "word": self.word,
             "main": self.main,
@@ -125,7 +128,16 @@ def check_placement(
     board: Board, tiles: Sequence[Tile], first_move: bool | None = None
 ) -> tuple[dict[int, str], list[tuple[list[int], bool]], set[int]]:
     """Checked core of :func:`analyse`: returns (placed cells by square number, words as (square numbers,
-    is-main), squares whose crossing applies).  Raises the shape errors listed on :func:`analyse`."""
+    is-main), squares whose crossing applies).  Raises the shape errors listed on :func:`analyse`, and
+    :class:`~engine.errors.InputError` / :class:`~engine.errors.BadNotation` for a ``board`` that is not a
+    :class:`Board` or ``tiles`` that are not a sequence of :class:`Tile`."""
+    if not isinstance(board, Board):
+        raise InputError(f"{board!r:.40} is not a Board", board=repr(board)[:40])
+    if not isinstance(tiles, tuple | list):
+        try:
+            tiles = tuple(tiles)
+        except TypeError:
+            raise BadNotation(f"tiles {tiles!r:.40} are not a sequence", tiles=repr(tiles)[:40]) from None
     v = board.variant
     cells = board.cells
     n = len(tiles)
@@ -137,8 +149,10 @@ def check_placement(
     playable = v.playable
     placed: dict[int, str] = {}
     for t in tiles:
+        if not isinstance(t, Tile):
+            raise BadNotation(f"{t!r:.40} is not a Tile", tile=repr(t)[:40])
         sq = t.square
-        i = index.get(sq)
+        i = index.get(sq) if type(sq) is str else None
         if i is None:
             raise OffBoard(f"square {sq} is off the {v.name} board", square=str(sq))
         if not playable[i]:
@@ -149,6 +163,12 @@ def check_placement(
         if i in placed:
             raise DuplicateSquare(f"square {sq} is used twice", square=sq)
         letter = t.letter
+        if not isinstance(letter, str):
+            if t.blank and letter is None:
+                raise BlankWithoutLetter(f"the blank on {sq} must name its letter", square=sq)
+            raise BadLetter(
+                f"{letter!r:.20} on {sq} is not a tile letter", square=sq, letter=repr(letter)[:20]
+            )
         if letter in LETTERS:
             placed[i] = letter.lower() if t.blank else letter
         elif t.blank or letter in ("?", ""):
@@ -260,7 +280,10 @@ def analyse(board: Board, tiles: Sequence[Tile], *, first_move: bool | None = No
 
     Raises (all :class:`~engine.errors.ShapeError`): ``EmptyPlay``, ``TooManyTiles``, ``OffBoard``, ``Wall``,
     ``Occupied``, ``DuplicateSquare``, ``BlankWithoutLetter``, ``BadLetter``, ``NotInLine``, ``Gap``,
-    ``MissingSource``, ``NotConnected``, ``NoWord``.
+    ``MissingSource``, ``NotConnected``, ``NoWord``.  Input of the wrong type is refused too, never with
+    another exception: ``BadNotation`` for ``tiles`` that are not a sequence of :class:`Tile`, ``InputError``
+    for a ``board`` that is not a :class:`Board` (a square that is not a string is ``OffBoard``, a letter
+    that is not a string ``BadLetter``).
     """
     placed, words, crossed = check_placement(board, tiles, first_move)
     v = board.variant

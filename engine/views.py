@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.errors import InputError
 from engine.events import (
     SCHEMA_VERSION,
     Event,
@@ -26,14 +27,21 @@ from engine.game import GameState, reserve_at
 __all__ = ["redact_event", "view"]
 
 
+def _observer(seat: object) -> int | None:
+    # Only a real int names a seat: True would otherwise read as seat 1 and "0" would not compare.
+    return seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+
+
 def redact_event(event: Event, seat: int | None) -> dict[str, Any]:
     """The JSON-ready part of ``event`` that ``seat`` (``None``: a spectator) may see.
 
     Never a bag's contents or order.  ``GameStarted``/``Placed``/``Swapped``: the new ``"rack"`` (and the
     ``"drawn"``/``"returned"`` tiles) only for their own seat, sizes and counts for everyone.  ``Rejected``:
-    tiles and unknown words only for its seat.  ``GameEnded``: everything.
+    tiles and unknown words only for its seat.  ``GameEnded``: everything.  A ``seat`` that is not an
+    integer is a spectator.  Raises :class:`~engine.errors.BadEvent` for anything that is not an event.
     """
     base: dict[str, Any] = {"schema": SCHEMA_VERSION, "type": event_type(event), "at": event.at}
+    seat = _observer(seat)
     if isinstance(event, GameStarted):
         base["rack_sizes"] = [len(r) for r in event.racks]
         base["bag_size"] = len(event.bag)
@@ -75,9 +83,16 @@ def redact_event(event: Event, seat: int | None) -> dict[str, Any]:
 def view(state: GameState, seat: int | None, *, now_ms: int) -> dict[str, Any]:
     """A seat's JSON-ready snapshot of the table (``seat=None``: a spectator).  See docs/architecture.md.
 
-    A seat number that does not exist is treated as a spectator.
+    A seat number that does not exist (or is not an integer) is treated as a spectator.  Raises
+    :class:`~engine.errors.InputError` for a ``state`` that is not a :class:`~engine.game.GameState` or a
+    ``now_ms`` that is not an integer.
     """
+    if not isinstance(state, GameState):
+        raise InputError(f"{state!r:.40} is not a GameState", state=repr(state)[:40])
+    if not isinstance(now_ms, int) or isinstance(now_ms, bool):
+        raise InputError(f"time {now_ms!r:.20} is not integer milliseconds", now_ms=repr(now_ms)[:20])
     ended = state.status == "ended"
+    seat = _observer(seat)
     you = seat if seat is not None and 0 <= seat < len(state.seats) else None
     seats = [
         {

@@ -159,12 +159,18 @@ class Variant:
         """Build a variant from layout text and tile-table text.
 
         ``source`` defaults to the layout's ``*`` square.  Raises :class:`BadSetting` if the data is
-        inconsistent (ragged rows, unknown legend characters, no or several sources, a walled source...).
+        inconsistent (ragged rows, unknown legend characters, no or several sources, a walled source...) or
+        of the wrong type.
         """
+        if not isinstance(layout, str) or not isinstance(tiles, str):
+            raise BadSetting(f"layout and tile table of {name!r:.20} must be text", variant=str(name)[:20])
         if source is None:
             rows = layout.splitlines()
             found = [
-                f"{COLUMNS[c]}{r + 1}" for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "*"
+                f"{COLUMNS[c]}{r + 1}"
+                for r, row in enumerate(rows)
+                for c, ch in enumerate(row)
+                if ch == "*" and c < len(COLUMNS)
             ]
             if len(found) != 1:
                 raise BadSetting(
@@ -174,6 +180,18 @@ class Variant:
         return cls(name, layout, parse_tile_table(tiles), rack_size, bingo_bonus, source)
 
     def __post_init__(self) -> None:
+        ints = (self.rack_size, self.bingo_bonus)
+        if (
+            not isinstance(self.name, str)
+            or not isinstance(self.layout, str)
+            or not isinstance(self.source, str)
+            or not isinstance(self.tiles, tuple)
+            or not all(isinstance(t, TileSpec) for t in self.tiles)
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in ints)
+        ):
+            raise BadSetting(
+                f"variant {self.name!r:.20} has data of the wrong type", variant=str(self.name)[:20]
+            )
         rows = self.layout.splitlines()
         if not rows:
             raise BadSetting(f"layout of {self.name!r} is empty", variant=self.name)
@@ -233,8 +251,9 @@ class Variant:
 
     # -- squares ------------------------------------------------------------------------------------------
     def square_index(self, square: str) -> int:
-        """Square number of a name such as ``"G7"``.  Raises :class:`OffBoard` or :class:`Wall`."""
-        i = self.index.get(square)
+        """Square number of a name such as ``"G7"``.  Raises :class:`OffBoard` (also for a name that is not
+        a string) or :class:`Wall`."""
+        i = self.index.get(square) if isinstance(square, str) else None
         if i is None:
             raise OffBoard(f"square {square} is off the {self.name} board", square=str(square))
         if not self.playable[i]:
@@ -243,7 +262,7 @@ class Variant:
 
     def kind(self, square: str) -> Kind:
         """The kind of a named square.  Raises :class:`OffBoard` for a name not on the grid."""
-        i = self.index.get(square)
+        i = self.index.get(square) if isinstance(square, str) else None
         if i is None:
             raise OffBoard(f"square {square} is off the {self.name} board", square=str(square))
         return self.kinds[i]
@@ -258,7 +277,8 @@ class Variant:
         return self.values[letter]
 
     def rack_value(self, rack: str) -> int:
-        """Sum of the values of a rack's tiles (blanks cost nothing)."""
+        """Sum of the values of a rack's tiles (blanks cost nothing).  Unchecked: raises KeyError for a
+        character that is not a tile."""
         values = self.values
         return sum(values[t] for t in rack)
 
@@ -268,6 +288,7 @@ class Variant:
 
     @property
     def tile_count(self) -> int:
+        """Number of tiles in a full bag (102 for Lexio)."""
         return sum(t.count for t in self.tiles)
 
 

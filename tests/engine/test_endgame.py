@@ -90,6 +90,15 @@ def test_swaps_and_timeouts_count_as_turns_without_a_play_and_a_placement_resets
     assert state.status == "ended" and state.result is not None and state.result.reason == "scoreless"
 
 
+@pytest.mark.parametrize("last", ["timeout", "swap"])
+def test_a_timeout_or_a_swap_can_complete_the_two_scoreless_rounds(last: str) -> None:
+    state = pass_round(table(["AB", "CD"], "XYZ"), 3)
+    command = TimeoutPass(1) if last == "timeout" else Play(1, Swap("C"))
+    state, events = step(state, command)
+    assert len(events) == 2 and isinstance(events[-1], GameEnded)
+    assert events[-1].reason == "scoreless" and state.status == "ended"
+
+
 def test_in_a_tie_the_win_is_shared() -> None:
     state = pass_round(table(["A", "E"], ""), 4)
     assert state.result is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import replace
@@ -31,6 +32,8 @@ from engine import (
     TimedOut,
     TimeoutPass,
     decide,
+    event_from_dict,
+    event_to_dict,
     new_state,
     parse_move,
     reserve_at,
@@ -121,6 +124,8 @@ def test_table_settings_are_checked() -> None:
     for secs in (29, 601):
         with pytest.raises(BadSetting):
             step(new_state(), CreateTable(turn_seconds=secs))
+    for secs in (30, 600):
+        assert step(new_state(), CreateTable(turn_seconds=secs))[0].turn_seconds == secs
     state, events = step(new_state(), CreateTable("classic", 30))
     assert events == [TableCreated("classic", 30, at=T0 + 1_000)] and state.board.variant.name == "classic"
     with pytest.raises(TableExists):
@@ -144,6 +149,18 @@ def test_turns_follow_the_order_of_arrival() -> None:
         order.append(seat)
         state, _ = step(state, Play(seat, Pass()))
     assert order == [0, 1, 2, 0, 1]
+
+
+def test_a_seat_must_be_a_seat_number_not_a_lookalike() -> None:
+    state = table(["AB", "CD"], "EFG")
+    state, _ = step(state, Play(0, Pass()))  # seat 1 on turn: True == 1 must not pass for it
+    for seat in (True, "1", 1.0, None):
+        with pytest.raises(BadSeat):
+            step(state, Play(seat, Pass()))  # type: ignore[arg-type]
+        with pytest.raises(BadSeat):
+            step(state, TimeoutPass(seat))  # type: ignore[arg-type]
+    _, events = step(state, Play(1, Pass()))
+    assert events == [Passed(1, at=T0 + 1_000)] and type(events[0].seat) is int
 
 
 def test_only_the_player_on_turn_may_act() -> None:
@@ -202,6 +219,21 @@ def test_a_blank_is_played_from_the_rack_and_keeps_its_letter() -> None:
     assert tile == Tile("G7", "I", True) and after.seats[0].score == 6
 
 
+def test_a_played_blank_is_journalled_in_one_canonical_form() -> None:
+    # analyse accepts a blank's letter in lower case and any truthy flag; the journal must not keep either,
+    # or the event would not come back equal from its JSON form.
+    state = table(["?AISONE", "ABCDEFG"], "")
+    move = Place((Tile("G7", "m", 1), Tile("H7", "A")))  # type: ignore[arg-type]
+    after, (placed,) = step(state, Play(0, move))
+    assert isinstance(placed, Placed)
+    assert placed.tiles == (Tile("G7", "M", True), Tile("H7", "A", False))
+    assert all(type(t.blank) is bool for t in placed.tiles)
+    assert event_from_dict(json.loads(json.dumps(event_to_dict(placed)))) == placed
+    assert after.board.get("G7") == Tile("G7", "M", True) and after.seats[0].rack == "ISONE"
+    _, (rejected,) = step(state, Play(0, move), lexicon=knows_no("MA"))
+    assert isinstance(rejected, Rejected) and rejected.tiles == placed.tiles
+
+
 def test_tiles_not_on_the_rack_are_refused_by_name() -> None:
     state = table(["MAISOZ", "ABCDEFG"], "")
     with pytest.raises(NotOnRack) as err:
@@ -216,6 +248,24 @@ def test_a_shape_error_costs_nothing_and_changes_nothing() -> None:
     with pytest.raises(Gap):
         step(state, Play(0, Place((Tile("G7", "M"), Tile("I7", "A")))))
     assert reserve_at(state, 0, T0 + 1_000) == (10, None)
+
+
+def test_a_placement_is_checked_for_shape_then_rack_then_reserve_then_words() -> None:
+    state, now = rejected_n_times(10)  # no try left
+    with pytest.raises(Gap):  # ill-shaped and not on the rack: the shape is named first
+        step(state, Play(0, Place((Tile("G7", "Q"), Tile("I7", "Q")))), now_ms=now)
+    with pytest.raises(NotOnRack):  # well shaped, not on the rack, no try left: the rack is named
+        step(state, Play(0, place(state, "7G QI")), now_ms=now)
+    with pytest.raises(ReserveEmpty):
+        step(state, Play(0, place(state, "7E MAISON")), now_ms=now)
+
+
+def test_unknown_words_are_named_once_each() -> None:
+    state = table(["ASSETXX", "MAISONX"], "")
+    state, _ = step(state, Play(0, Pass()))
+    state, _ = step(state, Play(1, place(state, "7E MAISON")))
+    _, (rejected,) = step(state, Play(0, place(state, "8E ASSET")), lexicon=lambda words: ["SE", "OT", "SE"])
+    assert isinstance(rejected, Rejected) and rejected.unknown == ("SE", "OT")
 
 
 def test_every_word_of_the_play_is_checked_including_the_crosswise_ones() -> None:
@@ -302,6 +352,29 @@ def test_a_refill_in_progress_is_kept_across_a_new_rejection() -> None:
     assert reserve_at(state, 0, T0 + 20_000) == (8, T0 + 30_000)
 
 
+def test_a_full_reserve_does_not_bank_time_the_first_rejection_starts_the_refill_clock() -> None:
+    state = table(["MAISONX", "ABCDEFG"], "")  # seated at T0, reserve full since then
+    state, events = step(
+        state, Play(0, place(state, "7E MAISON")), lexicon=knows_no("MAISON"), now_ms=T0 + 20_000
+    )
+    assert isinstance(events[0], Rejected)
+    assert reserve_at(state, 0, T0 + 20_000) == (9, T0 + 35_000)
+    assert reserve_at(state, 0, T0 + 34_999) == (9, T0 + 35_000)
+    assert reserve_at(state, 0, T0 + 35_000) == (10, None)
+
+
+def test_a_reserve_refilled_to_ten_restarts_its_clock_at_the_next_rejection() -> None:
+    state, _ = rejected_n_times(1)  # 9 at T0; back to 10 at T0+15000, and full from then on
+    assert reserve_at(state, 0, T0 + 15_000) == (10, None)
+    state, events = step(
+        state, Play(0, place(state, "7E MAISON")), lexicon=knows_no("MAISON"), now_ms=T0 + 20_000
+    )
+    assert isinstance(events[0], Rejected)
+    # the 5 s spent full earn nothing: the next try comes back 15 s after this rejection
+    assert reserve_at(state, 0, T0 + 20_000) == (9, T0 + 35_000)
+    assert reserve_at(state, 0, T0 + 30_000) == (9, T0 + 35_000)
+
+
 def test_an_accepted_play_gives_no_try_back() -> None:
     state, now = rejected_n_times(2)
     after, events = step(state, Play(0, place(state, "7E MAISON")), now_ms=now)
@@ -318,6 +391,16 @@ def test_a_swap_draws_first_then_mixes_the_returned_tiles_into_the_bag() -> None
     assert (swapped.returned, swapped.drawn) == ("AB", "OP")  # the front of the bag, not A or B
     assert sorted(swapped.bag) == sorted("QRSTUVWAB") and swapped.rack == "CDEFGOP"
     assert after.seats[0].rack == "CDEFGOP" and after.bag == tuple(swapped.bag) and after.turn == 1
+
+
+def test_the_bag_is_mixed_again_with_the_returned_tiles() -> None:
+    state = table(["ABCDEFG", "HIJKLMN"], "OPQRSTUVW")
+    where = set()
+    for seed in range(20):
+        _, (swapped,) = step(state, Play(0, Swap("AB")), rng=random.Random(seed))
+        assert isinstance(swapped, Swapped) and swapped.drawn == "OP"
+        where.add((swapped.bag.index("A"), swapped.bag.index("B")))
+    assert len(where) > 5  # not simply put back at the bottom (or anywhere fixed)
 
 
 def test_a_swap_needs_as_many_tiles_in_the_bag_as_are_returned() -> None:

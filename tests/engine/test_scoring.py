@@ -41,6 +41,18 @@ def test_a_word_square_multiplies_the_whole_word_and_two_of_them_multiply_each_o
     assert (single.words[0].word_mult, single.total) == (2, 3 * 2)
 
 
+def test_a_word_square_multiplies_every_word_using_the_tile_placed_on_it() -> None:
+    board = put(EMPTY, "7A SAC", "A6 E", "5B U")  # A6 E above A7 S; U on B5, right of A5 (word x2)
+    single = analyse(board, (Tile("A5", "T"),))  # TU across and TES down both use the tile on A5
+    assert [(w.word, w.word_mult, w.score) for w in single.words] == [("TU", 2, 4), ("TES", 2, 6)]
+    board = put(EMPTY, "7A SAC", "A6 E")
+    line = analyse(board, tiles(board, "5A TU"))  # main word TU and cross word TES
+    assert [(w.word, w.main, w.word_mult, w.score) for w in line.words] == [
+        ("TU", True, 2, 4),
+        ("TES", False, 2, 6),
+    ]
+
+
 def test_a_blank_is_worth_zero_even_on_a_letter_square() -> None:
     b = analyse(OPENED, tiles(OPENED, "8E aSSET"))  # blank A on E8 (letter x2)
     assert {w.word: w.score for w in b.words} == {"ASSET": 0 + 1 + 1 + 1 + 2, "MA": 2, "AS": 2, "IS": 2,
@@ -79,6 +91,13 @@ def test_the_crossing_does_nothing_when_its_tile_is_in_only_one_word() -> None:
         ("LAC", 1, False, 4),
         ("LE", 1, False, 2),
     ]
+
+
+def test_a_single_tile_on_a_crossing_in_only_one_word_does_nothing() -> None:
+    board = put(EMPTY, "4B LA")  # L B4, A C4: a tile on D4 extends the across word only
+    b = analyse(board, (Tile("D4", "C"),))
+    assert [(w.word, w.word_mult, w.crossing, w.score) for w in b.words] == [("LAC", 1, False, 4)]
+    assert score_placement(board, (Tile("D4", "C"),)) == (4, ("LAC",))
 
 
 def test_a_blank_on_a_crossing_still_doubles_both_words() -> None:
