@@ -1,0 +1,526 @@
+"""Relay load benchmark: N concurrent tables of scripted clients over loopback WebSockets, real moves.
+
+The relay runs as its own process (``python -m relay serve``), pinned to one CPU when possible, with a word
+list of every 2- and 3-letter string so that the scripted players' single-tile plays are real, accepted
+placements. Each seat connects, joins, and plays on its turn after ``--think-ms``; a finished game is replaced
+by a new table so N tables stay busy. Measured on the client: actions/s and action→ack latency; on the relay
+process (/proc): CPU seconds and RSS growth, per table.
+
+Output: a human header (``#`` lines), then ``name<TAB>value<TAB>unit`` lines.
+
+    python bench/relay_load.py                      # default: 200 tables x 4 seats, ~40 s in all
+    python bench/relay_load.py --tables 1000 --duration 60 --think-ms 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import itertools
+import json
+import multiprocessing as mp
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+REPO = Path(__file__).resolve().parents[1]
+COLS = "ABCDEFGHIJKLM"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def proc_runqueue_wait_s(pid: int) -> float:
+    """Seconds the relay's threads spent runnable but waiting for a CPU (/proc/<pid>/task/*/schedstat)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
+
+
+def proc_rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def playable(c: int, r: int) -> bool:
+    return 0 <= c < 13 and 1 <= r <= 13 and not ((c < 2 or c > 10) and (r < 3 or r > 11))
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.actions = 0
+        self.errors = 0
+        self.games_ended = 0
+        self.measuring = False
+
+
+class Seat:
+    """One scripted player. Keeps its rack and the board from its own frames; plays single tiles whose
+    crossing runs stay 2-3 letters long (always accepted by the bench word list)."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse, stats: Stats, think_s: float) -> None:
+        self.ws, self.stats, self.think_s = ws, stats, think_s
+        self.seat: int | None = None
+        self.rack = ""
+        self.board: dict[tuple[int, int], str] = {}
+        self.bag = 0
+        self.turn: int | None = None
+        self.status = "waiting"
+        self.ids = itertools.count()
+        self.pending: dict[str, float] = {}
+        self.turn_seen = asyncio.Event()
+
+    def on(self, f: dict[str, Any]) -> None:
+        kind = f["type"]
+        if kind == "welcome":
+            self.seat = f["seat"]
+        elif kind == "snapshot":
+            v = f["view"]
+            self.rack, self.bag, self.turn, self.status = (
+                v["rack"] or "",
+                v["bag_size"],
+                v["turn"],
+                v["status"],
+            )
+            self.board = {(COLS.index(t["sq"][0]), int(t["sq"][1:])): t["letter"] for t in v["board"]}
+        elif kind == "event":
+            e = f["event"]
+            self.turn = f["clock"]["turn"]
+            if e.get("rack") is not None and "rack" in e:
+                self.rack = e["rack"]
+            self.bag = e.get("bag_size", self.bag)
+            if e["type"] == "game_started":
+                self.status = "playing"
+            elif e["type"] == "placed":
+                for t in e["tiles"]:
+                    self.board[(COLS.index(t["sq"][0]), int(t["sq"][1:]))] = t["letter"]
+            elif e["type"] == "game_ended":
+                self.status = "ended"
+        elif kind in ("ack", "error", "rejected"):
+            t0 = self.pending.pop(f.get("id") or "", None)
+            if t0 is not None and self.stats.measuring:
+                self.stats.latencies.append(time.perf_counter() - t0)
+                self.stats.actions += 1
+            if kind != "ack":
+                self.stats.errors += 1
+        self.turn_seen.set()
+
+    def choose(self) -> dict[str, Any]:
+        ch = self.rack[0] if self.rack else "?"
+        tile = {"letter": "E" if ch == "?" else ch, "blank": ch == "?"}
+        if not self.board:
+            if len(self.rack) < 2:
+                return {"type": "pass"}
+            ch2 = self.rack[1]
+            return {
+                "type": "place",
+                "tiles": [
+                    {"sq": "G7", **tile},
+                    {"sq": "H7", "letter": "E" if ch2 == "?" else ch2, "blank": ch2 == "?"},
+                ],
+            }
+        cands = set()
+        for c, r in self.board:
+            for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                n = (c + dc, r + dr)
+                if playable(*n) and n not in self.board:
+                    cands.add(n)
+        for sq in sorted(cands, key=lambda s: (s[1], s[0])):
+            if self.run(sq, 1, 0) <= 3 and self.run(sq, 0, 1) <= 3:
+                return {"type": "place", "tiles": [{"sq": f"{COLS[sq[0]]}{sq[1]}", **tile}]}
+        if self.rack and self.bag >= len(self.rack):
+            return {"type": "swap", "tiles": self.rack}
+        return {"type": "pass"}
+
+    def run(self, sq: tuple[int, int], dc: int, dr: int) -> int:
+        n = 1
+        for sign in (1, -1):
+            c, r = sq[0] + sign * dc, sq[1] + sign * dr
+            while (c, r) in self.board:
+                n += 1
+                c, r = c + sign * dc, r + sign * dr
+        return n
+
+    async def send(self, frame: dict[str, Any]) -> None:
+        fid = f"b{next(self.ids)}"
+        self.pending[fid] = time.perf_counter()
+        await self.ws.send_str(json.dumps({**frame, "id": fid}))
+
+    async def reader(self) -> None:
+        async for msg in self.ws:
+            if msg.type != aiohttp.WSMsgType.TEXT:
+                break
+            self.on(json.loads(msg.data))
+
+    async def player(self, stop: asyncio.Event) -> None:
+        while not stop.is_set() and self.status != "ended":
+            if self.status == "playing" and self.turn == self.seat and not self.pending:
+                await asyncio.sleep(self.think_s * random.uniform(0.5, 1.5))
+                if self.turn == self.seat and self.status == "playing" and not stop.is_set():
+                    await self.send(self.choose())
+            self.turn_seen.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.turn_seen.wait(), 1.0)
+
+
+async def one_table(
+    session: aiohttp.ClientSession,
+    url: str,
+    seats: int,
+    stats: Stats,
+    think_s: float,
+    stop: asyncio.Event,
+    ready: asyncio.Queue[None] | None,
+) -> None:
+    first = True
+    while not stop.is_set():
+        async with session.post(url + "/api/tables", json={"turn_seconds": 600}) as r:
+            table = (await r.json())["id"]
+        players: list[Seat] = []
+        readers = []
+        for i in range(seats):
+            ws = await session.ws_connect(f"{url}/ws/{table}", headers={"Origin": url}, heartbeat=None)
+            p = Seat(ws, stats, think_s)
+            players.append(p)
+            readers.append(asyncio.create_task(p.reader()))
+            await ws.send_str(json.dumps({"type": "join", "id": "j", "name": f"P{i}"}))
+            while p.seat is None:
+                p.turn_seen.clear()
+                await p.turn_seen.wait()
+        if seats < 4:
+            await players[0].ws.send_str(json.dumps({"type": "start", "id": "s"}))
+        if first and ready is not None:
+            ready.put_nowait(None)
+            first = False
+        await asyncio.gather(*(p.player(stop) for p in players))
+        if players[0].status == "ended":
+            stats.games_ended += 1
+        for p in players:
+            await p.ws.close()
+        for t in readers:
+            t.cancel()
+
+
+async def scrape_histogram(session: aiohttp.ClientSession, url: str) -> dict[float, int]:
+    """Cumulative counts of the relay's own action latency histogram (frame read -> ack queued); the key
+    -1 / -2 hold the full GC count / seconds x 1e6."""
+    async with session.get(url + "/metrics") as r:
+        text = await r.text()
+    out: dict[float, int] = {}
+    for line in text.splitlines():
+        if line.startswith("lexio_loop_lag_seconds_bucket"):
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            out[-1000.0 - (1e6 if le == "+Inf" else float(le))] = int(line.rsplit(" ", 1)[1])
+        elif line.startswith("lexio_gc_full_collections_total"):
+            out[-1.0] = int(line.rsplit(" ", 1)[1])
+        elif line.startswith("lexio_gc_full_seconds_total"):
+            out[-2.0] = int(float(line.rsplit(" ", 1)[1]) * 1e6)
+        if line.startswith("lexio_action_latency_seconds_bucket"):
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            out[float("inf") if le == "+Inf" else float(le)] = int(line.rsplit(" ", 1)[1])
+    return out
+
+
+def histogram_quantile(before: dict[float, int], after: dict[float, int], q: float) -> float:
+    """Upper bound (bucket edge) below which a fraction q of the observations in the window fall."""
+    bounds = sorted(b for b in after if b >= 0)
+    if not bounds:
+        return float("nan")
+    total = after[float("inf")] - before.get(float("inf"), 0)
+    if total <= 0:
+        return float("nan")
+    for b in bounds:
+        if after[b] - before.get(b, 0) >= q * total:
+            return b
+    return float("inf")
+
+
+def worker(
+    url: str,
+    tables: int,
+    seats: int,
+    think_s: float,
+    ready_q: Any,
+    measure_evt: Any,
+    stop_evt: Any,
+    result_q: Any,
+    cpu: int | None,
+) -> None:
+    """One load-generator process (spawned): plays ``tables`` tables, reports its window's measurements."""
+    if cpu is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {cpu})
+    asyncio.run(worker_async(url, tables, seats, think_s, ready_q, measure_evt, stop_evt, result_q))
+
+
+async def worker_async(
+    url: str,
+    tables: int,
+    seats: int,
+    think_s: float,
+    ready_q: Any,
+    measure_evt: Any,
+    stop_evt: Any,
+    result_q: Any,
+) -> None:
+    stats = Stats()
+    stop = asyncio.Event()
+    ready: asyncio.Queue[None] = asyncio.Queue()
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+        tasks = []
+        for i in range(tables):
+            tasks.append(asyncio.create_task(one_table(session, url, seats, stats, think_s, stop, ready)))
+            if i % 50 == 49:
+                await asyncio.sleep(0)  # let connections progress
+        for _ in range(tables):
+            await ready.get()
+        # The load generator's own full GC pauses (thousands of sockets) would show up as relay latency:
+        # tune it like the relay does.
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(10_000, 50, 100)
+        ready_q.put(1)
+        while not measure_evt.is_set():
+            await asyncio.sleep(0.01)
+        stats.measuring = True
+        c0 = time.process_time()
+        while not stop_evt.is_set():
+            await asyncio.sleep(0.01)
+        stats.measuring = False
+        result_q.put(
+            (stats.latencies, stats.actions, stats.errors, stats.games_ended, time.process_time() - c0)
+        )
+        stop.set()
+        await asyncio.wait(tasks, timeout=10)
+
+
+def lag_quantile(before: dict[float, int], after: dict[float, int], q: float) -> float:
+    """Same as histogram_quantile for the loop-lag histogram (stored under keys -1000 - bound)."""
+    b = {-1000.0 - k: v for k, v in before.items() if k <= -1000.0}
+    a = {-1000.0 - k: v for k, v in after.items() if k <= -1000.0}
+    a = {(float("inf") if k >= 1e6 else k): v for k, v in a.items()}
+    b = {(float("inf") if k >= 1e6 else k): v for k, v in b.items()}
+    return histogram_quantile(b, a, q)
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="lexio-bench-"))
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    words = ["".join(p) for n in (2, 3) for p in itertools.product(letters, repeat=n)]
+    (tmp / "short.txt").write_text("\n".join(words) + "\n")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    prefix = (
+        ["-m", "cProfile", "-o", os.environ["LEXIO_BENCH_PROFILE"]]
+        if os.environ.get("LEXIO_BENCH_PROFILE")
+        else []
+    )
+    cmd = [
+        sys.executable,
+        *prefix,
+        "-m",
+        "relay",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--db",
+        str(tmp / "bench.sqlite3"),
+        "--lexicon",
+        str(tmp / "short.txt"),
+        "--static",
+        str(tmp / "none"),
+        "--log-level",
+        args.relay_log_level,
+        "--create-burst",
+        "1000000",
+    ]
+    if args.cpu is not None and hasattr(os, "sched_setaffinity"):
+        cmd = ["taskset", "-c", str(args.cpu), *cmd]
+    log = open(tmp / "relay.log", "wb")  # noqa: SIM115 - the child writes to it until it exits
+    relay = subprocess.Popen(cmd, env=env, stdout=log, stderr=log)
+    try:
+        ctx = mp.get_context("spawn")
+        ready_q: Any = ctx.Queue()
+        result_q: Any = ctx.Queue()
+        measure_evt, stop_evt = ctx.Event(), ctx.Event()
+        async with aiohttp.ClientSession() as session:
+            for _ in range(300):
+                try:
+                    async with session.get(url + "/healthz") as r:
+                        if r.status == 200:
+                            break
+                except aiohttp.ClientError:
+                    await asyncio.sleep(0.05)
+            else:
+                print((tmp / "relay.log").read_text(), file=sys.stderr)
+                return 1
+            pid = relay.pid
+            rss0 = proc_rss_kb(pid)
+            t_setup = time.perf_counter()
+            shares = [
+                args.tables // args.clients + (1 if i < args.tables % args.clients else 0)
+                for i in range(args.clients)
+            ]
+            client_cpu_pin = None if args.cpu is None else (args.cpu + 1) % (os.cpu_count() or 1)
+            workers = [
+                ctx.Process(
+                    target=worker,
+                    args=(
+                        url,
+                        n,
+                        args.seats,
+                        args.think_ms / 1000,
+                        ready_q,
+                        measure_evt,
+                        stop_evt,
+                        result_q,
+                        client_cpu_pin,
+                    ),
+                )
+                for n in shares
+                if n
+            ]
+            for w in workers:
+                w.start()
+            loop = asyncio.get_running_loop()
+            for _ in workers:
+                await loop.run_in_executor(None, ready_q.get)
+            setup_s = time.perf_counter() - t_setup
+            await asyncio.sleep(min(2.0, args.duration / 5))
+            rss_seated = proc_rss_kb(pid)
+            hist0 = await scrape_histogram(session, url)
+            cpu0 = proc_cpu_seconds(pid)
+            wait0 = proc_runqueue_wait_s(pid)
+            measure_evt.set()
+            t0 = time.perf_counter()
+            await asyncio.sleep(args.duration)
+            stop_evt.set()
+            elapsed = time.perf_counter() - t0
+            cpu1 = proc_cpu_seconds(pid)
+            wait1 = proc_runqueue_wait_s(pid)
+            rss_end = proc_rss_kb(pid)
+            hist1 = await scrape_histogram(session, url)
+            stats = Stats()
+            client_cpu = 0.0
+            for _ in workers:
+                lats, actions, errors, games, cpu = await loop.run_in_executor(None, result_q.get)
+                stats.latencies.extend(lats)
+                stats.actions += actions
+                stats.errors += errors
+                stats.games_ended += games
+                client_cpu += cpu
+            for w in workers:
+                w.join(15)
+    finally:
+        relay.terminate()
+        try:
+            relay.wait(10)
+        except subprocess.TimeoutExpired:
+            relay.kill()
+
+    lat = stats.latencies
+    print("# Lexio relay load benchmark (bench/relay_load.py)")
+    print(
+        f"# {args.tables} tables x {args.seats} seats, think {args.think_ms} ms, measured {elapsed:.1f} s "
+        f"after {setup_s:.1f} s of seating; relay pinned to CPU {args.cpu}, {args.clients} client processes; "
+        f"Python {sys.version.split()[0]}"
+    )
+    load = os.getloadavg()
+    print(
+        f"# machine: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at end "
+        "(other work on the machine inflates client-side latency)"
+    )
+    print("# latency: client side, action frame sent -> its ack received (loopback, incl. the SQLite commit)")
+    rows = [
+        ("tables", args.tables, "tables"),
+        ("seats_per_table", args.seats, "seats"),
+        ("actions_per_s", round(stats.actions / elapsed, 1), "actions/s"),
+        ("action_ack_p50", round(statistics.median(lat) * 1000, 2) if lat else float("nan"), "ms"),
+        ("action_ack_p99", round(percentile(lat, 0.99) * 1000, 2), "ms"),
+        ("action_ack_max", round(max(lat) * 1000, 2) if lat else float("nan"), "ms"),
+        ("relay_side_p50_le", histogram_quantile(hist0, hist1, 0.50) * 1000, "ms (bucket bound)"),
+        ("relay_side_p99_le", histogram_quantile(hist0, hist1, 0.99) * 1000, "ms (bucket bound)"),
+        (
+            "relay_runqueue_wait",
+            round((wait1 - wait0) / elapsed * 100, 1),
+            "% of wall time runnable but not given a CPU (other load)",
+        ),
+        ("relay_loop_lag_p99_le", lag_quantile(hist0, hist1, 0.99) * 1000, "ms (bucket bound; loop stalls)"),
+        ("relay_loop_lag_max_le", lag_quantile(hist0, hist1, 1.0) * 1000, "ms (bucket bound)"),
+        ("relay_full_gc", hist1.get(-1.0, 0) - hist0.get(-1.0, 0), "collections in the window"),
+        ("relay_full_gc_pause", round((hist1.get(-2.0, 0) - hist0.get(-2.0, 0)) / 1000, 1), "ms in all"),
+        (
+            "client_cpu",
+            round(client_cpu / elapsed * 100, 1),
+            f"% of one core ({args.clients} load processes)",
+        ),
+        ("errors", stats.errors, "frames"),
+        ("games_ended", stats.games_ended, "games"),
+        ("relay_cpu", round((cpu1 - cpu0) / elapsed * 100, 1), "% of one core"),
+        ("relay_cpu_per_table", round((cpu1 - cpu0) / elapsed / args.tables * 1e6, 1), "us/s per table"),
+        ("relay_cpu_per_action", round((cpu1 - cpu0) / max(1, stats.actions) * 1e6, 1), "us/action"),
+        ("relay_rss_baseline", round(rss0 / 1024, 1), "MiB"),
+        ("relay_rss_seated", round(rss_seated / 1024, 1), "MiB"),
+        ("relay_rss_end", round(rss_end / 1024, 1), "MiB"),
+        ("relay_rss_per_table", round((rss_end - rss0) / args.tables, 1), "KiB"),
+    ]
+    for name, value, unit in rows:
+        print(f"{name}\t{value}\t{unit}")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--seats", type=int, default=4, choices=(2, 3, 4))
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
+    parser.add_argument("--think-ms", type=float, default=1000.0, help="mean pause before each action")
+    parser.add_argument("--cpu", type=int, default=0, help="pin the relay to this CPU (taskset); -1: no pin")
+    parser.add_argument("--relay-log-level", default="INFO")
+    parser.add_argument("--clients", type=int, default=2, help="load-generator processes")
+    args = parser.parse_args()
+    if args.cpu is not None and args.cpu < 0:
+        args.cpu = None
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,519 @@
+"""The aiohttp application: HTTP API, WebSocket endpoint, static site, health and metrics.
+
+:func:`create_app` builds it from a :class:`~relay.config.Config`; the journal, word list and referee are
+opened in ``cleanup_ctx`` (so they close in reverse order) and reachable through typed ``AppKey``s.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import WSMsgType, web
+
+import engine
+from relay.botdriver import BotDriver, load_default_driver
+from relay.config import Config
+from relay.lexicon import load_lexicon
+from relay.logs import access_log
+from relay.metrics import Metrics
+from relay.protocol import ClientMessage, ProtocolError, RateLimiter, TileIn, parse_frame
+from relay.static import StaticSite
+from relay.store import Store
+from relay.tables import Clock, Conn, Referee, RelayError, Table, dumps, wall_clock_ms
+
+log = logging.getLogger("lexio.relay")
+
+CONFIG_KEY = web.AppKey("config", Config)
+REFEREE_KEY = web.AppKey("referee", Referee)
+METRICS_KEY = web.AppKey("metrics", Metrics)
+STATIC_KEY = web.AppKey("static", StaticSite)
+
+
+class PerAddressLimits:
+    """Token bucket per client address for table creation (each table costs a journal row and memory)."""
+
+    def __init__(self, burst: float, rate: float) -> None:
+        self.burst, self.rate = burst, rate
+        self.buckets: dict[str, RateLimiter] = {}
+
+    def allow(self, address: str, now: float) -> bool:
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            if len(self.buckets) > 10_000:
+                self.buckets.clear()  # crude bound on memory; at worst a burst is granted again
+            bucket = self.buckets[address] = RateLimiter(self.burst, self.rate, now)
+        return bucket.allow(now)
+
+
+CREATE_LIMITS_KEY = web.AppKey("create_limits", PerAddressLimits)
+
+HARD_FRAME_LIMIT = 64 * 1024
+MAX_BAD_FRAMES = 50
+_UNSET: Any = object()
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def headers_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """COOP/COEP on every response (Pyodide needs cross-origin isolation), plus one access-log line."""
+    t0 = time.perf_counter()
+    status = 500
+    try:
+        response = await handler(request)
+        status = response.status
+    except web.HTTPException as exc:
+        status = exc.status
+        exc.headers["Cross-Origin-Opener-Policy"] = "same-origin"
+        exc.headers["Cross-Origin-Embedder-Policy"] = "require-corp"
+        raise
+    finally:
+        request.app[METRICS_KEY].http_requests += 1
+        access_log.info(
+            "request",
+            extra={
+                "fields": {
+                    "method": request.method,
+                    "path": request.path,
+                    "status": status,
+                    "ms": round((time.perf_counter() - t0) * 1000, 2),
+                }
+            },
+        )
+    if not response.prepared:
+        response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+        response.headers.setdefault("Cross-Origin-Embedder-Policy", "require-corp")
+    return response
+
+
+def _error(status: int, code: str, message: str) -> web.Response:
+    return web.json_response({"code": code, "message": message}, status=status)
+
+
+def _table_summary(referee: Referee, table: Table) -> dict[str, Any]:
+    st = table.state
+    return {
+        "id": table.id,
+        "variant": str(st.variant),
+        "status": table.status,
+        "public": table.public,
+        "turn_seconds": int(st.turn_seconds),
+        "created_ms": table.created_ms,
+        "version": int(st.version),
+        "turn": st.turn,
+        "seats": [
+            {"seat": i, "name": s.name, "bot": s.bot, "score": s.score, "connected": table.connected(i)}
+            for i, s in enumerate(st.seats)
+        ],
+    }
+
+
+async def create_table(request: web.Request) -> web.Response:
+    referee = request.app[REFEREE_KEY]
+    config = request.app[CONFIG_KEY]
+    if not request.app[CREATE_LIMITS_KEY].allow(request.remote or "?", time.monotonic()):
+        return _error(429, "rate_limited", "too many tables created from this address; try again shortly")
+    try:
+        body = await request.json() if request.can_read_body else {}
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return _error(400, "bad_request", "body must be a JSON object")
+    if not isinstance(body, dict):
+        return _error(400, "bad_request", "body must be a JSON object")
+    extra = set(body) - {"turn_seconds", "public", "variant"}
+    if extra:
+        return _error(400, "bad_request", f"unexpected key {sorted(extra)[0]!r}")
+    turn_seconds = body.get("turn_seconds", config.turn_seconds)
+    public = body.get("public", True)
+    variant = body.get("variant", "lexio")
+    if not isinstance(turn_seconds, int) or isinstance(turn_seconds, bool):
+        return _error(400, "bad_turn_seconds", "turn_seconds must be an integer 30-600")
+    if not isinstance(public, bool):
+        return _error(400, "bad_request", "public must be true or false")
+    if not isinstance(variant, str):
+        return _error(400, "bad_request", "variant must be a string")
+    try:
+        table = referee.create_table(turn_seconds=turn_seconds, public=public, variant=variant)
+    except RelayError as err:
+        return _error(400, err.code, err.message)
+    except engine.LexioError as err:
+        return _error(400, err.code, err.message)
+    path = f"/t/{table.id}"
+    link = str(request.url.with_path(path).with_query(None))
+    return web.json_response(
+        {"id": table.id, "link": link, "path": path, "ws": f"/ws/{table.id}"}, status=201
+    )
+
+
+async def list_tables(request: web.Request) -> web.Response:
+    referee = request.app[REFEREE_KEY]
+    out = []
+    for t in referee.open_tables():
+        summary = _table_summary(referee, t)
+        out.append(
+            {
+                "id": t.id,
+                "variant": summary["variant"],
+                "turn_seconds": summary["turn_seconds"],
+                "created_ms": t.created_ms,
+                "seats": [{k: s[k] for k in ("seat", "name", "bot", "connected")} for s in summary["seats"]],
+                "free": 4 - len(summary["seats"]),
+            }
+        )
+    return web.json_response({"tables": out})
+
+
+async def get_table(request: web.Request) -> web.Response:
+    referee = request.app[REFEREE_KEY]
+    table = referee.read_table(request.match_info["table_id"])
+    if table is None:
+        return _error(404, "table_not_found", "no such table")
+    return web.json_response(_table_summary(referee, table))
+
+
+async def get_gcg(request: web.Request) -> web.Response:
+    referee = request.app[REFEREE_KEY]
+    table = referee.read_table(request.match_info["table_id"])
+    if table is None:
+        return _error(404, "table_not_found", "no such table")
+    if table.status != "ended":
+        return _error(409, "game_not_finished", "the game record is available once the game has ended")
+    from engine.gcg import write_gcg
+
+    return web.Response(text=write_gcg(table.state), content_type="text/plain", charset="utf-8")
+
+
+async def healthz(request: web.Request) -> web.Response:
+    referee = request.app[REFEREE_KEY]
+    return web.json_response(
+        {
+            "ok": True,
+            "tables": len(referee.tables),
+            "sockets": referee.sockets,
+            "uptime_s": int(time.monotonic() - referee.started),
+        }
+    )
+
+
+async def metrics(request: web.Request) -> web.Response:
+    referee = request.app[REFEREE_KEY]
+    gc_text = (
+        "# HELP lexio_gc_full_collections_total Full garbage collections (each pauses the loop).\n"
+        "# TYPE lexio_gc_full_collections_total counter\n"
+        f"lexio_gc_full_collections_total {int(GC_STATS['full_collections'])}\n"
+        "# HELP lexio_gc_full_seconds_total Time spent in full garbage collections.\n"
+        "# TYPE lexio_gc_full_seconds_total counter\n"
+        f"lexio_gc_full_seconds_total {GC_STATS['full_seconds']:.6f}"
+    )
+    text = request.app[METRICS_KEY].render(referee.counts_by_state(), referee.sockets, lambda: gc_text)
+    return web.Response(
+        text=text, content_type="text/plain", charset="utf-8", headers={"X-Prometheus-Format": "0.0.4"}
+    )
+
+
+def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
+    """Same host as the request, or listed with --allow-origin. No Origin: not a browser, allowed."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/")
+    if origin in allowed or "*" in allowed:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False
+    return parts.netloc.lower() == (request.host or "").lower()
+
+
+async def websocket(request: web.Request) -> web.StreamResponse:
+    referee = request.app[REFEREE_KEY]
+    config = request.app[CONFIG_KEY]
+    table = referee.get(request.match_info["table_id"])
+    if table is None:
+        # Finished games are readable through HTTP; live sockets only for live tables.
+        return _error(404, "table_not_found", "no such table")
+    if not origin_allowed(request, config.allow_origins):
+        return _error(403, "bad_origin", "this Origin may not open a game socket")
+    # No permessage-deflate: frames are small, and a zlib context per socket costs more CPU and memory
+    # than it saves bandwidth.
+    ws = web.WebSocketResponse(max_msg_size=HARD_FRAME_LIMIT, heartbeat=30.0, compress=False)
+    await ws.prepare(request)
+    conn = Conn(ws, request.remote or "?")
+    referee.sockets += 1
+    limiter = RateLimiter(config.rate_burst, config.rate_per_second, time.monotonic())
+    bad = 0
+    try:
+        async for msg in ws:
+            t0 = time.perf_counter()
+            if msg.type != WSMsgType.TEXT:
+                if msg.type == WSMsgType.BINARY:
+                    bad += 1
+                    _send_error(referee, conn, None, "bad_json", "binary frames are not accepted")
+                    continue
+                break
+            data: str = msg.data
+            # Byte length matters; encode only when the character count cannot settle it.
+            if len(data) > config.frame_limit or (
+                len(data) * 4 > config.frame_limit and len(data.encode()) > config.frame_limit
+            ):
+                bad += 1
+                _send_error(
+                    referee,
+                    conn,
+                    None,
+                    "frame_too_large",
+                    f"frames are limited to {config.frame_limit} bytes",
+                )
+            else:
+                msg_id: str | None = None
+                try:
+                    message = parse_frame(data)
+                    msg_id = message.id
+                    if not limiter.allow(time.monotonic()):
+                        if limiter.strikes > config.rate_burst:
+                            conn.close_soon(1008, "flooding")
+                            break
+                        _send_error(referee, conn, message.id, "rate_limited", "too many frames; slow down")
+                        continue
+                    await dispatch(referee, table, conn, message, t0)
+                    continue
+                except ProtocolError as err:
+                    bad += 1
+                    _send_error(referee, conn, err.msg_id, err.code, err.message, err.params)
+                except RelayError as err:
+                    bad += 1
+                    _send_error(
+                        referee, conn, getattr(err, "msg_id", None), err.code, err.message, err.params
+                    )
+                except Exception:
+                    # A bug or an I/O failure (e.g. the journal): nothing was acknowledged; say so and go on.
+                    log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
+                    _send_error(
+                        referee, conn, msg_id, "internal_error", "the relay could not process this frame"
+                    )
+            if bad > MAX_BAD_FRAMES:
+                conn.close_soon(1008, "too many bad frames")
+                break
+    finally:
+        referee.sockets -= 1
+        await referee.disconnect(conn)
+        await conn.stop()
+    return ws
+
+
+def _send_error(
+    referee: Referee,
+    conn: Conn,
+    msg_id: str | None,
+    code: str,
+    message: str,
+    params: dict[str, Any] | None = None,
+) -> None:
+    referee.metrics.rejections[code] += 1
+    conn.send(
+        dumps(
+            {
+                "type": "error",
+                "id": msg_id,
+                "code": code,
+                "message": message,
+                "params": params or {},
+                "now": referee.now_ms(),
+            }
+        )
+    )
+
+
+class _Refusal(RelayError):
+    def __init__(self, msg_id: str | None, code: str, message: str) -> None:
+        super().__init__(code, message)
+        self.msg_id = msg_id
+
+
+def _seat(conn: Conn) -> int:
+    # Read under the table lock: a seat number can move up when an earlier seat leaves before the start.
+    if conn.seat is None:
+        raise RelayError("not_a_seat", "this connection no longer holds a seat")
+    return conn.seat
+
+
+def _tile(t: TileIn) -> Any:
+    letter = t.letter
+    if t.blank and letter in ("", "?"):
+        letter = ""
+    return engine.Tile(t.sq, letter.upper(), t.blank)
+
+
+async def dispatch(referee: Referee, table: Table, conn: Conn, m: ClientMessage, t0: float) -> None:
+    """Route one valid client frame. Raises RelayError (answered by the caller) for relay-level refusals."""
+    if m.type == "ping":
+        conn.send(dumps({"type": "pong", "id": m.id, "now": referee.now_ms()}))
+        return
+    if m.type in ("join", "watch"):
+        # A spectator (or a seat that left before the start) may still take a seat on the same socket.
+        if conn.joined and (conn.seat is not None or m.type == "watch"):
+            raise _Refusal(m.id, "already_joined", "this connection already joined; open a new one")
+        if m.type == "watch":
+            await referee.watch(table, conn, m.id)
+        elif m.token is not None:
+            try:
+                await referee.join_by_token(table, conn, m.token, m.id)
+            except RelayError as err:
+                raise _Refusal(m.id, err.code, err.message) from err
+        else:
+            assert m.name is not None
+            await referee.join_by_name(table, conn, m.name, m.id, t0)
+        return
+    if not conn.joined:
+        raise _Refusal(m.id, "not_joined", "send a join (or watch) frame first")
+    if m.type == "resync":
+        async with table.lock:
+            referee.snapshot(table, conn)
+        return
+    seat = conn.seat
+    if seat is None:
+        raise _Refusal(m.id, "not_a_seat", "spectators cannot act")
+    command: Callable[[Table], list[Any]]
+    if m.type == "start":
+        command = lambda t: [engine.Start(_seat(conn))]  # noqa: E731
+    elif m.type == "leave":
+        command = lambda t: [engine.Leave(_seat(conn))]  # noqa: E731
+    elif m.type == "add_bot":
+        if referee.bot_driver is None:
+            raise _Refusal(m.id, "bots_unavailable", "this relay has no computer players")
+        if seat != 0:
+            raise _Refusal(m.id, "not_first_seat", "only the first seat may add a computer player")
+        level = m.level or "medium"
+        bots = sum(1 for s in table.state.seats if s.bot)
+        name = f"Robot {bots + 1}"
+        command = lambda t: [engine.Join(name, bot=level)]  # noqa: E731
+    elif m.type == "place":
+        tiles = tuple(_tile(t) for t in m.tiles)
+        command = lambda t: [engine.Play(_seat(conn), engine.Place(tiles))]  # noqa: E731
+    elif m.type == "swap":
+        command = lambda t: [engine.Play(_seat(conn), engine.Swap(m.swap))]  # noqa: E731
+    elif m.type == "pass":
+        command = lambda t: [engine.Play(_seat(conn), engine.Pass())]  # noqa: E731
+    else:  # pragma: no cover - parse_frame admits only the types above
+        raise _Refusal(m.id, "unknown_type", m.type)
+    await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0)
+
+
+_gc_started = 0.0
+
+
+def _gc_timer(phase: str, info: dict[str, int]) -> None:
+    """Count full collections and their pauses (exported in /metrics)."""
+    global _gc_started
+    if info.get("generation") != 2:
+        return
+    if phase == "start":
+        _gc_started = time.perf_counter()
+    else:
+        GC_STATS["full_collections"] += 1
+        GC_STATS["full_seconds"] += time.perf_counter() - _gc_started
+
+
+GC_STATS: dict[str, float] = {"full_collections": 0, "full_seconds": 0.0}
+
+
+def _word_list_paths(config: Config) -> tuple[Path, ...]:
+    from relay.lexicon import NAMED_LEXICONS, default_cache_dir
+
+    paths = [p.parent for p in NAMED_LEXICONS.values()]
+    paths.append(config.lexicon_cache or default_cache_dir())
+    if config.lexicon not in NAMED_LEXICONS:
+        paths.append(Path(config.lexicon))
+    return tuple(paths)
+
+
+def create_app(
+    config: Config,
+    *,
+    now_ms: Clock | None = None,
+    lexicon: engine.Lexicon | None = None,
+    bot_driver: BotDriver | None = _UNSET,
+) -> web.Application:
+    """Build the relay application.
+
+    ``now_ms`` (tests) replaces the wall clock; ``lexicon`` replaces loading ``config.lexicon``;
+    ``bot_driver`` replaces ``relay.bots.driver()`` (None: no bots). The journal is opened and unfinished
+    tables restored at startup (raises sqlite3.Error / relay.lexicon.LexiconError then).
+    """
+    app = web.Application(middlewares=[headers_middleware], client_max_size=64 * 1024)
+    app[CONFIG_KEY] = config
+    app[METRICS_KEY] = Metrics()
+    app[STATIC_KEY] = StaticSite(config.static, forbidden=_word_list_paths(config))
+    app[CREATE_LIMITS_KEY] = PerAddressLimits(config.create_burst, config.create_per_second)
+    clock = now_ms or wall_clock_ms
+
+    async def resources(app: web.Application) -> AsyncIterator[None]:
+        words = (
+            lexicon if lexicon is not None else load_lexicon(config.lexicon, cache_dir=config.lexicon_cache)
+        )
+        store = Store(config.db, synchronous_full=config.db_synchronous_full)
+        driver = load_default_driver(words) if bot_driver is _UNSET else bot_driver
+        referee = Referee(config, store, words, now_ms=clock, metrics=app[METRICS_KEY], bot_driver=driver)
+        restored = referee.restore()
+        app[REFEREE_KEY] = referee
+        logging.getLogger("lexio.relay").info(
+            "relay ready",
+            extra={"fields": {"restored_tables": restored, "db": str(config.db), "bots": driver is not None}},
+        )
+        # Startup objects (modules, word list wrappers, restored journals) never die: keep them out of the
+        # collector's full passes, which otherwise grow with every table.
+        gc.collect()
+        gc.freeze()
+        # Thousands of sockets mean hundreds of thousands of tracked objects: a full collection then pauses
+        # the loop for hundreds of ms. Young collections stay frequent; full ones become rare.
+        gc.set_threshold(10_000, 50, 100)
+        if _gc_timer not in gc.callbacks:
+            gc.callbacks.append(_gc_timer)
+        referee.start()
+        for table in referee.tables.values():
+            referee._schedule_bot(table)
+        try:
+            yield
+        finally:
+            await referee.shutdown()
+            store.close()
+
+    async def on_shutdown(app: web.Application) -> None:
+        # Runs before cleanup: close sockets with 1012 while the loop still serves them.
+        if REFEREE_KEY in app:
+            await app[REFEREE_KEY].shutdown()
+
+    app.cleanup_ctx.append(resources)
+    app.on_shutdown.append(on_shutdown)
+    app.router.add_post("/api/tables", create_table)
+    app.router.add_get("/api/tables", list_tables)
+    app.router.add_get("/api/tables/{table_id}", get_table)
+    app.router.add_get("/api/tables/{table_id}/gcg", get_gcg)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/metrics", metrics)
+    app.router.add_get("/ws/{table_id}", websocket)
+    app.router.add_route("*", "/{path:.*}", app[STATIC_KEY].handle)
+    return app
+
+
+def run(config: Config) -> None:
+    """Serve until SIGINT/SIGTERM (aiohttp's run_app handles both and shuts down gracefully)."""
+    app = create_app(config)
+    web.run_app(
+        app,
+        host=config.host,
+        port=config.port,
+        access_log=None,
+        print=None,
+        shutdown_timeout=5.0,
+        handle_signals=True,
+    )
+
+
+__all__ = ["CONFIG_KEY", "METRICS_KEY", "REFEREE_KEY", "create_app", "run"]

@@ -1,0 +1,32 @@
+"""``lexio serve [flags]`` (also ``python -m relay serve``): run the relay. See ``lexio serve --help``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from relay.config import ConfigError, config_from_args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse flags and serve until interrupted. Returns the exit status (2: bad setting or word list)."""
+    try:
+        config = config_from_args(argv)
+    except ConfigError as err:
+        print(f"lexio: error: {err}", file=sys.stderr)
+        return 2
+    from relay.app import run
+    from relay.lexicon import LexiconError
+    from relay.logs import setup_logging
+
+    setup_logging(json_lines=config.log_json, level=config.log_level)
+    try:
+        run(config)
+    except LexiconError as err:
+        print(f"lexio: error: {err.message}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

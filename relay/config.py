@@ -1,0 +1,187 @@
+"""Relay settings: one frozen dataclass, filled from flags with matching ``LEXIO_*`` environment variables."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+MIN_TURN_SECONDS = 30
+MAX_TURN_SECONDS = 600
+
+
+class ConfigError(ValueError):
+    """A setting is invalid; the message names the flag and the value."""
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    db: Path = Path("var/lexio.sqlite3")
+    lexicon: str = "fr"
+    static: Path | None = Path("web/dist")
+    turn_seconds: int = 120
+    grace_seconds: float = 10.0
+    # Before the start, a seat whose player stays away this long is freed (no table waits forever).
+    waiting_grace_seconds: float = 120.0
+    allow_origins: tuple[str, ...] = ()
+    log_json: bool = False
+    log_level: str = "INFO"
+    test_seed: int | None = None
+    # How often the referee checks deadlines; a timeout fires at most this late.
+    tick_seconds: float = 0.2
+    # Bots think for a human-like pause (uniform in this range) before moving.
+    bot_delay_seconds: tuple[float, float] = (1.0, 2.5)
+    frame_limit: int = 4096
+    rate_burst: float = 30.0
+    rate_per_second: float = 15.0
+    # Table creation per client address: a burst, then this many per second.
+    create_burst: float = 30.0
+    create_per_second: float = 0.5
+    lexicon_cache: Path | None = None
+    # NORMAL survives a killed relay (kill -9); FULL also an OS crash or power cut (an fsync per commit).
+    db_synchronous_full: bool = False
+
+    def __post_init__(self) -> None:
+        if not MIN_TURN_SECONDS <= self.turn_seconds <= MAX_TURN_SECONDS:
+            raise ConfigError(
+                f"--turn-seconds {self.turn_seconds}: must be {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS}"
+            )
+        if self.grace_seconds < 0:
+            raise ConfigError(f"--grace-seconds {self.grace_seconds}: must be >= 0")
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"--port {self.port}: must be 0-65535")
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(name, default)
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lexio", description="Lexio relay server")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the relay (HTTP + WebSocket)")
+    e = os.environ.get
+    serve.add_argument("--host", default=e("LEXIO_HOST", "127.0.0.1"), help="bind address [LEXIO_HOST]")
+    serve.add_argument("--port", type=int, default=int(e("LEXIO_PORT", "8080")), help="port [LEXIO_PORT]")
+    serve.add_argument(
+        "--db", default=e("LEXIO_DB", "var/lexio.sqlite3"), help="SQLite journal file [LEXIO_DB]"
+    )
+    serve.add_argument(
+        "--lexicon", default=e("LEXIO_LEXICON", "fr"), help="word list name or path [LEXIO_LEXICON]"
+    )
+    serve.add_argument(
+        "--static", default=e("LEXIO_STATIC", "web/dist"), help="built web app folder [LEXIO_STATIC]"
+    )
+    serve.add_argument(
+        "--turn-seconds",
+        type=int,
+        default=int(e("LEXIO_TURN_SECONDS", "120")),
+        help="default turn time, 30-600 [LEXIO_TURN_SECONDS]",
+    )
+    serve.add_argument(
+        "--grace-seconds",
+        type=float,
+        default=float(e("LEXIO_GRACE_SECONDS", "10")),
+        help="disconnect grace on turn [LEXIO_GRACE_SECONDS]",
+    )
+    serve.add_argument(
+        "--waiting-grace-seconds",
+        type=float,
+        default=float(e("LEXIO_WAITING_GRACE_SECONDS", "120")),
+        help="before the start, free a seat disconnected this long [LEXIO_WAITING_GRACE_SECONDS]",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=None,
+        help="extra allowed WebSocket Origin, repeatable [LEXIO_ALLOW_ORIGIN, comma-separated]",
+    )
+    serve.add_argument(
+        "--log-json", action="store_true", default=_truthy(e("LEXIO_LOG_JSON")), help="JSON-lines logs"
+    )
+    serve.add_argument("--log-level", default=e("LEXIO_LOG_LEVEL", "INFO"))
+    serve.add_argument(
+        "--test-seed",
+        type=int,
+        default=int(e("LEXIO_TEST_SEED", "")) if e("LEXIO_TEST_SEED") else None,
+        help="TESTS ONLY: deterministic bag; needs --allow-test-seed [LEXIO_TEST_SEED]",
+    )
+    serve.add_argument(
+        "--allow-test-seed",
+        action="store_true",
+        default=_truthy(e("LEXIO_ALLOW_TEST_SEED")),
+        help="permit --test-seed [LEXIO_ALLOW_TEST_SEED=1]",
+    )
+    serve.add_argument(
+        "--tick-seconds", type=float, default=float(e("LEXIO_TICK_SECONDS", "0.2")), help=argparse.SUPPRESS
+    )
+    serve.add_argument(
+        "--bot-delay-seconds",
+        default=e("LEXIO_BOT_DELAY_SECONDS", "1.0,2.5"),
+        help="bot thinking pause range 'min,max' [LEXIO_BOT_DELAY_SECONDS]",
+    )
+    serve.add_argument(
+        "--db-synchronous",
+        choices=("normal", "full"),
+        default=e("LEXIO_DB_SYNCHRONOUS", "normal"),
+        help="SQLite durability: normal survives kill -9, full also a power cut [LEXIO_DB_SYNCHRONOUS]",
+    )
+    serve.add_argument(
+        "--create-burst",
+        type=float,
+        default=float(e("LEXIO_CREATE_BURST", "30")),
+        help="tables one address may create at once [LEXIO_CREATE_BURST]",
+    )
+    serve.add_argument(
+        "--create-per-second",
+        type=float,
+        default=float(e("LEXIO_CREATE_PER_SECOND", "0.5")),
+        help="sustained table creations per second per address [LEXIO_CREATE_PER_SECOND]",
+    )
+    return parser
+
+
+def config_from_args(argv: Sequence[str] | None = None) -> Config:
+    """Parse ``lexio serve ...`` flags (env vars are the defaults). Raises ConfigError for a bad setting."""
+    args = build_parser().parse_args(argv)
+    if args.test_seed is not None and not args.allow_test_seed:
+        raise ConfigError(
+            "--test-seed/LEXIO_TEST_SEED makes the bag predictable and is for tests only: "
+            "refusing to start without --allow-test-seed (or LEXIO_ALLOW_TEST_SEED=1)"
+        )
+    origins: list[str] = list(args.allow_origin or [])
+    env_origins = _env("LEXIO_ALLOW_ORIGIN")
+    if env_origins:
+        origins.extend(o.strip() for o in env_origins.split(",") if o.strip())
+    try:
+        low, high = (float(x) for x in str(args.bot_delay_seconds).split(","))
+    except ValueError as exc:
+        raise ConfigError(f"--bot-delay-seconds {args.bot_delay_seconds!r}: expected 'min,max'") from exc
+    static = Path(args.static) if args.static else None
+    return Config(
+        host=args.host,
+        port=args.port,
+        db=Path(args.db),
+        lexicon=args.lexicon,
+        static=static,
+        turn_seconds=args.turn_seconds,
+        grace_seconds=args.grace_seconds,
+        waiting_grace_seconds=args.waiting_grace_seconds,
+        allow_origins=tuple(o.rstrip("/") for o in origins),
+        log_json=args.log_json,
+        log_level=args.log_level.upper(),
+        test_seed=args.test_seed,
+        tick_seconds=args.tick_seconds,
+        bot_delay_seconds=(low, high),
+        create_burst=args.create_burst,
+        create_per_second=args.create_per_second,
+        db_synchronous_full=args.db_synchronous == "full",
+    )

@@ -1,0 +1,70 @@
+"""Structured logging: one line per request or action, plain text or JSON lines (``--log-json``).
+
+Call sites pass their fields as ``extra={"fields": {...}}``; both formatters print them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from typing import Any
+
+log = logging.getLogger("lexio.relay")
+access_log = logging.getLogger("lexio.access")
+
+
+_stamp_cache: tuple[int, str] = (-1, "")
+
+
+def _stamp(created: float) -> str:
+    # strftime is slow; one call per second is enough.
+    global _stamp_cache
+    sec = int(created)
+    if _stamp_cache[0] != sec:
+        _stamp_cache = (sec, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)))
+    return f"{_stamp_cache[1]}.{int((created - sec) * 1000):03d}Z"
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": _stamp(record.created),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            out.update(fields)
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, separators=(",", ":"), default=str)
+
+
+class TextFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        base = f"{_stamp(record.created)} {record.levelname} {record.name}: {record.getMessage()}"
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict) and fields:
+            base += " " + " ".join(f"{k}={v}" for k, v in fields.items())
+        if record.exc_info:
+            base += "\n" + self.formatException(record.exc_info)
+        return base
+
+
+def setup_logging(*, json_lines: bool, level: str = "INFO") -> None:
+    """Route the relay's loggers to stderr with the chosen format (idempotent)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if json_lines else TextFormatter())
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
+def event(msg: str, **fields: Any) -> None:
+    """Log one action line with its fields."""
+    log.info(msg, extra={"fields": fields})

@@ -1,0 +1,186 @@
+"""Client frame validation (the protocol schema of docs/protocol.md) and per-connection rate limiting.
+
+:func:`parse_frame` turns one text frame into a :class:`ClientMessage` or raises :class:`ProtocolError` with a
+stable code. Nothing about the game is checked here: that is the engine's job (its errors pass through).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+MAX_ID = 64
+MAX_NAME = 100
+MAX_TOKEN = 128
+LEVELS: Final = ("easy", "medium", "strong")
+_SQUARE_RE: Final = re.compile(r"[A-Za-z][0-9]{1,2}")
+_RACK_RE: Final = re.compile(r"[A-Za-z?]{1,7}")
+
+
+class ProtocolError(ValueError):
+    """A client frame that breaks the protocol. ``code`` is stable; ``params`` names the offending field."""
+
+    def __init__(self, code: str, message: str, *, msg_id: str | None = None, **params: str | int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.msg_id = msg_id
+        self.params: dict[str, str | int] = params
+
+
+@dataclass(frozen=True)
+class TileIn:
+    sq: str
+    letter: str
+    blank: bool
+
+
+@dataclass(frozen=True)
+class ClientMessage:
+    type: str
+    id: str | None = None
+    name: str | None = None
+    token: str | None = None
+    level: str | None = None
+    tiles: tuple[TileIn, ...] = ()
+    swap: str = ""
+    since: int | None = None
+
+
+# type -> (required keys, optional keys); "type" and "id" are always allowed.
+_SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
+    "join": (frozenset(), frozenset({"name", "token"})),
+    "watch": (frozenset(), frozenset()),
+    "start": (frozenset(), frozenset()),
+    "leave": (frozenset(), frozenset()),
+    "add_bot": (frozenset({"level"}), frozenset()),
+    "place": (frozenset({"tiles"}), frozenset()),
+    "swap": (frozenset({"tiles"}), frozenset()),
+    "pass": (frozenset(), frozenset()),
+    "resync": (frozenset(), frozenset({"since"})),
+    "ping": (frozenset(), frozenset()),
+}
+CLIENT_TYPES: Final = frozenset(_SCHEMA)
+
+
+def _bad(field_name: str, why: str, msg_id: str | None) -> ProtocolError:
+    return ProtocolError("bad_message", f"{field_name}: {why}", msg_id=msg_id, field=field_name)
+
+
+def _str(obj: dict[str, Any], key: str, limit: int, msg_id: str | None) -> str:
+    value = obj[key]
+    if not isinstance(value, str):
+        raise _bad(key, "must be a string", msg_id)
+    if len(value) > limit:
+        raise _bad(key, f"longer than {limit} characters", msg_id)
+    return value
+
+
+def parse_frame(text: str) -> ClientMessage:
+    """Validate one client text frame. Raises ProtocolError: bad_json, bad_message, unknown_type."""
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ProtocolError("bad_json", "frame is not valid JSON") from exc
+    if not isinstance(obj, dict):
+        raise ProtocolError("bad_json", "frame must be a JSON object")
+    raw_id = obj.get("id")
+    msg_id: str | None = None
+    if raw_id is not None:
+        if not isinstance(raw_id, str) or len(raw_id) > MAX_ID:
+            raise _bad("id", f"must be a string of at most {MAX_ID} characters", None)
+        msg_id = raw_id
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "missing string 'type'", msg_id=msg_id, field="type")
+    if kind not in _SCHEMA:
+        raise ProtocolError(
+            "unknown_type", f"unknown frame type {kind[:40]!r}", msg_id=msg_id, type=kind[:40]
+        )
+    required, optional = _SCHEMA[kind]
+    keys = set(obj) - {"type", "id"}
+    for key in sorted(keys - required - optional):
+        raise _bad(key[:40], f"unexpected key in a {kind!r} frame", msg_id)
+    for key in sorted(required - keys):
+        raise _bad(key, f"required in a {kind!r} frame", msg_id)
+
+    if kind == "join":
+        has_name, has_token = "name" in obj, "token" in obj
+        if has_name == has_token:
+            raise _bad("name", "a join needs exactly one of 'name' or 'token'", msg_id)
+        if has_name:
+            # Length and content are the engine's rule (bad_name); this only bounds the frame.
+            return ClientMessage(kind, msg_id, name=_str(obj, "name", MAX_NAME, msg_id))
+        return ClientMessage(kind, msg_id, token=_str(obj, "token", MAX_TOKEN, msg_id))
+    if kind == "add_bot":
+        level = _str(obj, "level", 16, msg_id)
+        if level not in LEVELS:
+            raise ProtocolError("bad_level", f"level must be one of {', '.join(LEVELS)}", msg_id=msg_id)
+        return ClientMessage(kind, msg_id, level=level)
+    if kind == "place":
+        tiles = obj["tiles"]
+        if not isinstance(tiles, list) or not 1 <= len(tiles) <= 7:
+            # An empty list is a rule matter (empty_play) the engine names; keep shape errors for non-lists.
+            if isinstance(tiles, list) and not tiles:
+                return ClientMessage(kind, msg_id, tiles=())
+            raise _bad("tiles", "must be a list of 1-7 tiles", msg_id)
+        return ClientMessage(kind, msg_id, tiles=tuple(_tile(t, i, msg_id) for i, t in enumerate(tiles)))
+    if kind == "swap":
+        rack = _str(obj, "tiles", 7, msg_id)
+        if not _RACK_RE.fullmatch(rack):
+            raise _bad("tiles", "must be 1-7 letters or '?'", msg_id)
+        return ClientMessage(kind, msg_id, swap=rack.upper())
+    if kind == "resync":
+        since = obj.get("since")
+        if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
+            raise _bad("since", "must be a non-negative integer", msg_id)
+        return ClientMessage(kind, msg_id, since=since)
+    return ClientMessage(kind, msg_id)
+
+
+def _tile(obj: object, index: int, msg_id: str | None) -> TileIn:
+    where = f"tiles[{index}]"
+    if not isinstance(obj, dict):
+        raise _bad(where, "must be an object {sq, letter, blank}", msg_id)
+    extra = set(obj) - {"sq", "letter", "blank"}
+    if extra:
+        raise _bad(f"{where}.{sorted(extra)[0][:20]}", "unexpected key", msg_id)
+    sq, letter, blank = obj.get("sq"), obj.get("letter", ""), obj.get("blank", False)
+    if not isinstance(sq, str) or not _SQUARE_RE.fullmatch(sq):
+        raise _bad(f"{where}.sq", "must be a square name like 'G7'", msg_id)
+    if not isinstance(blank, bool):
+        raise _bad(f"{where}.blank", "must be true or false", msg_id)
+    if letter is None:
+        letter = ""
+    if (
+        not isinstance(letter, str)
+        or len(letter) > 1
+        or (letter and not (letter.isascii() and (letter.isalpha() or letter == "?")))
+    ):
+        raise _bad(f"{where}.letter", "must be one letter A-Z", msg_id)
+    return TileIn(sq.upper(), letter, blank)
+
+
+class RateLimiter:
+    """Token bucket per connection; ``strikes`` counts refused frames so a flooder can be dropped."""
+
+    __slots__ = ("_last", "_tokens", "burst", "rate", "strikes")
+
+    def __init__(self, burst: float, rate: float, now: float) -> None:
+        self.burst = burst
+        self.rate = rate
+        self._tokens = burst
+        self._last = now
+        self.strikes = 0
+
+    def allow(self, now: float) -> bool:
+        self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+        self._last = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            self.strikes = 0
+            return True
+        self.strikes += 1
+        return False

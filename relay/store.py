@@ -1,0 +1,184 @@
+"""The journal: every table's events in SQLite (WAL), committed before anyone is told.
+
+One row per engine event (``engine.event_to_dict`` as JSON) keyed by (table, seq); a ``SeatJoined`` row also
+holds the sha256 of that seat's secret token, so a restart restores who may act for which seat. The
+``tables`` row is an index (public flag, status) updated in the same transaction as the events.
+
+Durability: WAL with ``synchronous=NORMAL`` survives a killed process (kill -9) without losing a committed
+transaction; only an OS crash or power cut can lose the last commits (use ``synchronous_full=True`` for that).
+Calls are synchronous and short (one small transaction); the relay makes them from its event loop.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    created_ms INTEGER NOT NULL,
+    public INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    updated_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tables_status ON tables(status);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    token_hash TEXT,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+"""
+
+
+class StoreError(RuntimeError):
+    """The journal is inconsistent (e.g. a seq already taken): the table must not go on."""
+
+
+@dataclass(frozen=True)
+class TableRow:
+    id: str
+    created_ms: int
+    public: bool
+    status: str
+    updated_ms: int
+
+
+@dataclass(frozen=True)
+class EventRow:
+    seq: int
+    body: dict[str, Any]
+    token_hash: str | None
+
+
+class Store:
+    def __init__(self, path: Path | str, *, synchronous_full: bool = False) -> None:
+        """Open (creating if needed) the journal. Raises sqlite3.Error / OSError if the file is unusable."""
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._path = str(path)
+        self._db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={'FULL' if synchronous_full else 'NORMAL'}")
+        # Checkpoints (the only fsyncs in NORMAL mode) would otherwise run inside a commit on the event loop
+        # and stall every table for as long as the disk takes: :meth:`checkpoint` runs them off the loop.
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
+        self._db.execute("PRAGMA journal_size_limit=67108864")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+        self._checkpointer: sqlite3.Connection | None = None
+        self._checkpoint_lock = threading.Lock()
+
+    def close(self) -> None:
+        # The lock waits out a checkpoint still running in its worker thread.
+        with self._checkpoint_lock:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+                self._checkpointer = None
+        self._db.close()
+
+    def checkpoint(self) -> None:
+        """Copy committed WAL pages into the database file (PASSIVE: never blocks the writer).
+
+        Meant for a worker thread (its own connection; sqlite releases the GIL). Raises sqlite3.Error.
+        """
+        with self._checkpoint_lock:
+            if self._checkpointer is None:
+                self._checkpointer = sqlite3.connect(
+                    self._path, isolation_level=None, check_same_thread=False
+                )
+            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def create_table(
+        self, table_id: str, *, created_ms: int, public: bool, status: str, events: Sequence[dict[str, Any]]
+    ) -> None:
+        """Insert a table and its first events (seq 1..n) in one transaction. Raises StoreError on a clash."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                "INSERT INTO tables (id, created_ms, public, status, updated_ms) VALUES (?, ?, ?, ?, ?)",
+                (table_id, created_ms, int(public), status, created_ms),
+            )
+            self._db.executemany(
+                "INSERT INTO events (table_id, seq, body, token_hash) VALUES (?, ?, ?, NULL)",
+                [(table_id, i, _dumps(body)) for i, body in enumerate(events, start=1)],
+            )
+            self._db.execute("COMMIT")
+        except sqlite3.IntegrityError as exc:
+            self._db.execute("ROLLBACK")
+            raise StoreError(f"table {table_id} already exists") from exc
+
+    def append(
+        self,
+        table_id: str,
+        first_seq: int,
+        events: Sequence[tuple[dict[str, Any], str | None]],
+        *,
+        status: str | None,
+        now_ms: int,
+    ) -> None:
+        """Commit events ``first_seq..`` (body, token hash) and the table's new status (None: unchanged).
+
+        Returns only once the transaction is committed. Raises StoreError if a seq is already taken (the
+        caller's state is stale), sqlite3.Error on I/O failure; in both cases nothing is written.
+        """
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "INSERT INTO events (table_id, seq, body, token_hash) VALUES (?, ?, ?, ?)",
+                [(table_id, first_seq + i, _dumps(body), th) for i, (body, th) in enumerate(events)],
+            )
+            if status is not None:
+                self._db.execute(
+                    "UPDATE tables SET status = ?, updated_ms = ? WHERE id = ?", (status, now_ms, table_id)
+                )
+            self._db.execute("COMMIT")
+        except sqlite3.IntegrityError as exc:
+            self._db.execute("ROLLBACK")
+            raise StoreError(f"table {table_id}: seq {first_seq} already journaled") from exc
+        except sqlite3.Error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+
+    def table(self, table_id: str) -> TableRow | None:
+        row = self._db.execute(
+            "SELECT id, created_ms, public, status, updated_ms FROM tables WHERE id = ?", (table_id,)
+        ).fetchone()
+        return _table_row(row) if row else None
+
+    def tables(self, *, unfinished: bool) -> list[TableRow]:
+        query = "SELECT id, created_ms, public, status, updated_ms FROM tables"
+        if unfinished:
+            query += " WHERE status NOT IN ('ended', 'abandoned')"
+        return [_table_row(r) for r in self._db.execute(query + " ORDER BY created_ms")]
+
+    def set_status(self, table_id: str, status: str, now_ms: int) -> None:
+        self._db.execute(
+            "UPDATE tables SET status = ?, updated_ms = ? WHERE id = ?", (status, now_ms, table_id)
+        )
+
+    def events(self, table_id: str) -> list[EventRow]:
+        rows = self._db.execute(
+            "SELECT seq, body, token_hash FROM events WHERE table_id = ? ORDER BY seq", (table_id,)
+        ).fetchall()
+        out = [EventRow(seq, json.loads(body), th) for seq, body, th in rows]
+        for expected, row in enumerate(out, start=1):
+            if row.seq != expected:
+                raise StoreError(f"table {table_id}: journal has a hole at seq {expected}")
+        return out
+
+
+def _table_row(row: tuple[Any, ...]) -> TableRow:
+    return TableRow(id=row[0], created_ms=row[1], public=bool(row[2]), status=row[3], updated_ms=row[4])
+
+
+def _dumps(body: dict[str, Any]) -> str:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)

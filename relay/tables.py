@@ -1,0 +1,789 @@
+"""The referee: tables, their owner lock, clocks, journal commits and per-seat broadcasts.
+
+Every change to a table goes through :meth:`Referee.run` under that table's ``asyncio.Lock``: the engine
+decides, the events are committed to SQLite in one transaction, then folded, then each connection gets the
+events redacted for its seat, then the actor gets its ack. A play and a timeout therefore cannot both happen.
+
+Clocks live here, read from the injectable ``now_ms``; a sweeper task checks deadlines every ``tick``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+import engine
+from relay import PROTOCOL_VERSION
+from relay.botdriver import BotDriver
+from relay.config import MAX_TURN_SECONDS, MIN_TURN_SECONDS, Config
+from relay.logs import event as log_event
+from relay.metrics import Metrics
+from relay.store import Store, StoreError
+
+log = logging.getLogger("lexio.relay")
+
+Clock = Callable[[], int]
+OUT_QUEUE = 512
+CLOSE_RESTART = 1012
+CLOSE_TAKEN_OVER = 4001
+CLOSE_SLOW = 4002
+BOT_NAMES = {"easy": "Robot facile", "medium": "Robot moyen", "strong": "Robot fort"}
+# A table nobody joined (or everyone left before the start) is dropped after this long.
+EMPTY_TABLE_TTL_MS = 3600 * 1000
+LISTED_FRESH_MS = 10 * 60 * 1000
+
+
+# The OS's randomness; stateless, so one instance serves every table (each SystemRandom() would carry an
+# unused 2.5 KB Mersenne Twister state).
+_SYSTEM_RANDOM = secrets.SystemRandom()
+
+
+def wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+class RelayError(Exception):
+    """A refusal by the relay itself (not a rule of the game); same wire shape as an engine error."""
+
+    def __init__(self, code: str, message: str, **params: str | int | None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.params = params
+
+
+class Conn:
+    """One WebSocket connection: its seat (None: spectator or not joined) and its ordered outbound frames.
+
+    Frames wait in a deque drained by a sender task that exists only while there is something to send
+    (a parked task and queue per idle socket would cost memory at thousands of sockets).
+    """
+
+    __slots__ = ("closing", "joined", "peer", "pending", "seat", "sender", "table", "ws")
+
+    def __init__(self, ws: web.WebSocketResponse, peer: str) -> None:
+        self.ws = ws
+        self.peer = peer
+        self.seat: int | None = None
+        self.joined = False
+        self.table: Table | None = None
+        self.pending: list[str] = []
+        self.sender: asyncio.Task[None] | None = None
+        self.closing = False
+
+    async def _drain(self) -> None:
+        try:
+            while self.pending:
+                # Frames are few per burst (one action's events + ack), so a list beats a deque's blocks.
+                frame = self.pending.pop(0)
+                await self.ws.send_str(frame)
+        except (ConnectionError, RuntimeError):
+            self.pending.clear()
+        finally:
+            self.sender = None
+
+    def send(self, frame: str) -> None:
+        """Queue a frame; a peer too slow to drain its queue is closed (it can rejoin and resync)."""
+        if self.closing:
+            return
+        if len(self.pending) >= OUT_QUEUE:
+            self.close_soon(CLOSE_SLOW, "too slow")
+            return
+        self.pending.append(frame)
+        if self.sender is None:
+            self.sender = asyncio.get_running_loop().create_task(self._drain())
+
+    def close_soon(self, code: int, message: str) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        self.pending.clear()
+        asyncio.get_running_loop().create_task(self.ws.close(code=code, message=message.encode()))
+
+    async def stop(self) -> None:
+        """Let queued frames go out (briefly) before the socket is dropped."""
+        sender = self.sender
+        if sender is not None and not sender.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(sender), 1.0)
+            except (TimeoutError, asyncio.CancelledError):
+                sender.cancel()
+
+
+@dataclass
+class Table:
+    id: str
+    public: bool
+    created_ms: int
+    state: Any
+    rng: random.Random
+    tokens: list[str | None] = field(default_factory=list)  # sha256 of each seat's token; None for a bot
+    conns: dict[int, Conn] = field(default_factory=dict)
+    watchers: set[Conn] = field(default_factory=set)
+    away_since: dict[int, int] = field(default_factory=dict)  # human seat -> ms it lost its connection
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    bot_task: asyncio.Task[None] | None = None
+    bot_levels: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        return str(self.state.status)
+
+    def seat_count(self) -> int:
+        return len(self.state.seats)
+
+    def is_bot(self, seat: int) -> bool:
+        return bool(self.state.seats[seat].bot)
+
+    def connected(self, seat: int) -> bool:
+        return self.is_bot(seat) or seat in self.conns
+
+    def presence(self) -> list[dict[str, Any]]:
+        return [{"seat": s, "connected": self.connected(s)} for s in range(self.seat_count())]
+
+    def all_conns(self) -> Iterable[Conn]:
+        yield from self.conns.values()
+        yield from self.watchers
+
+
+class Referee:
+    """Owns every live table. Created in the app's cleanup context; see :func:`relay.app.create_app`."""
+
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        lexicon: engine.Lexicon,
+        *,
+        now_ms: Clock = wall_clock_ms,
+        metrics: Metrics | None = None,
+        bot_driver: BotDriver | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.lexicon = lexicon
+        self.now_ms = now_ms
+        self.metrics = metrics or Metrics()
+        self.bot_driver = bot_driver
+        self.tables: dict[str, Table] = {}
+        self.sockets = 0
+        self._sweeper: asyncio.Task[None] | None = None
+        self._checkpointer: asyncio.Task[None] | None = None
+        self._last_gc = 0
+        self._closed = False
+        self.started = time.monotonic()
+
+    # -- lifecycle -----------------------------------------------------------------------------------------
+    def _rng(self, table_id: str) -> random.Random:
+        if self.config.test_seed is not None:
+            return random.Random(f"{self.config.test_seed}:{table_id}")
+        return _SYSTEM_RANDOM
+
+    def restore(self) -> int:
+        """Rebuild every unfinished table from its journal; seats start disconnected now. Returns count."""
+        now = self.now_ms()
+        count = 0
+        for row in self.store.tables(unfinished=True):
+            try:
+                table = self._load(row.id, row.public, row.created_ms)
+            except (ValueError, KeyError, TypeError, StoreError):
+                # One unreadable journal (e.g. written by a newer engine) must not keep the others down.
+                log.exception("cannot restore table", extra={"fields": {"table": row.id}})
+                continue
+            for seat in range(table.seat_count()):
+                if not table.is_bot(seat):
+                    table.away_since[seat] = now
+            self.tables[row.id] = table
+            count += 1
+        return count
+
+    def _load(self, table_id: str, public: bool, created_ms: int) -> Table:
+        state = engine.new_state()
+        tokens: list[str | None] = []
+        for row in self.store.events(table_id):
+            ev = engine.event_from_dict(row.body)
+            state = engine.apply(state, ev)
+            _track_tokens(tokens, ev, row.token_hash)
+        return Table(table_id, public, created_ms, state, self._rng(table_id), tokens)
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._sweeper = loop.create_task(self._sweep_loop())
+        self._checkpointer = loop.create_task(self._checkpoint_loop())
+
+    async def _checkpoint_loop(self) -> None:
+        # One worker thread at a time, once a second: the journal file catches up with the WAL off the loop.
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                await loop.run_in_executor(None, self.store.checkpoint)
+            except Exception:
+                log.exception("journal checkpoint failed")
+
+    async def shutdown(self) -> None:
+        """Stop timers and bots, and close every socket with 1012 "server restarting" so clients come back."""
+        if self._closed:
+            return
+        self._closed = True
+        for task in (self._sweeper, self._checkpointer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        closing = []
+        for table in self.tables.values():
+            if table.bot_task is not None:
+                table.bot_task.cancel()
+            for conn in list(table.all_conns()):
+                conn.closing = True
+                closing.append(conn.ws.close(code=CLOSE_RESTART, message=b"server restarting"))
+        if closing:
+            await asyncio.gather(*closing, return_exceptions=True)
+
+    # -- tables ----------------------------------------------------------------------------------------------
+    def create_table(self, *, turn_seconds: int, public: bool, variant: str = "lexio") -> Table:
+        """Create and journal a new table. Raises RelayError bad_turn_seconds, engine.LexioError."""
+        if not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
+            raise RelayError(
+                "bad_turn_seconds",
+                f"turn_seconds must be {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS}, got {turn_seconds}",
+                turn_seconds=turn_seconds,
+            )
+        now = self.now_ms()
+        table_id = secrets.token_urlsafe(16)
+        rng = self._rng(table_id)
+        state = engine.new_state()
+        events = engine.decide(
+            state,
+            engine.CreateTable(variant=variant, turn_seconds=turn_seconds),
+            now_ms=now,
+            rng=rng,
+            lexicon=self.lexicon,
+        )
+        for ev in events:
+            state = engine.apply(state, ev)
+        self.store.create_table(
+            table_id,
+            created_ms=now,
+            public=public,
+            status=str(state.status),
+            events=[engine.event_to_dict(e) for e in events],
+        )
+        table = Table(table_id, public, now, state, rng)
+        self.tables[table_id] = table
+        self.metrics.events += len(events)
+        log_event("table created", table=table_id, public=public, turn_seconds=turn_seconds)
+        return table
+
+    def get(self, table_id: str) -> Table | None:
+        return self.tables.get(table_id)
+
+    def read_table(self, table_id: str) -> Table | None:
+        """A live table, or a finished one rebuilt from the journal (not kept)."""
+        live = self.tables.get(table_id)
+        if live is not None:
+            return live
+        row = self.store.table(table_id)
+        if row is None or row.status == "abandoned":
+            return None
+        return self._load(row.id, row.public, row.created_ms)
+
+    def open_tables(self) -> list[Table]:
+        now = self.now_ms()
+        out = []
+        for t in self.tables.values():
+            if not t.public or t.status not in ("waiting", "empty") or t.seat_count() >= 4:
+                continue
+            if t.conns or now - t.created_ms < LISTED_FRESH_MS:
+                out.append(t)
+        out.sort(key=lambda t: t.created_ms, reverse=True)
+        return out[:100]
+
+    def counts_by_state(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for t in self.tables.values():
+            counts[t.status] = counts.get(t.status, 0) + 1
+        return counts
+
+    # -- clocks ----------------------------------------------------------------------------------------------
+    def clock(self, table: Table) -> dict[str, Any]:
+        st = table.state
+        if st.status != "playing" or st.turn is None:
+            return {"turn": None, "deadline_ms": None, "grace_deadline_ms": None}
+        deadline = int(st.turn_started_ms) + int(st.turn_seconds) * 1000
+        grace: int | None = None
+        away = table.away_since.get(st.turn)
+        if away is not None and not table.is_bot(st.turn):
+            grace = max(away, int(st.turn_started_ms)) + int(self.config.grace_seconds * 1000)
+        return {"turn": st.turn, "deadline_ms": deadline, "grace_deadline_ms": grace}
+
+    def _due(self, table: Table, now: int) -> bool:
+        c = self.clock(table)
+        if c["turn"] is None:
+            return False
+        effective = (
+            c["deadline_ms"]
+            if c["grace_deadline_ms"] is None
+            else min(c["deadline_ms"], c["grace_deadline_ms"])
+        )
+        return bool(now >= effective)
+
+    async def _sweep_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(self.config.tick_seconds)
+            # How late the loop woke us: the time any frame may wait before the relay even reads it.
+            self.metrics.observe_loop_lag(max(0.0, loop.time() - before - self.config.tick_seconds))
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("sweep failed")
+
+    async def sweep(self) -> None:
+        """Fire every due deadline: turn timeouts, disconnect grace, freeing seats left before the start."""
+        now = self.now_ms()
+        for table in list(self.tables.values()):
+            if table.status == "playing" and self._due(table, now):
+                await self.run(
+                    table,
+                    None,
+                    lambda t: [engine.TimeoutPass(t.state.turn)],
+                    kind="timeout",
+                    check=lambda t: self._due(t, self.now_ms()),
+                )
+            elif table.status == "waiting" and table.away_since:
+                await self._free_abandoned_seat(table, now)
+        if now - self._last_gc >= 60_000:
+            self._last_gc = now
+            self._collect(now)
+
+    async def _free_abandoned_seat(self, table: Table, now: int) -> None:
+        limit = int(self.config.waiting_grace_seconds * 1000)
+        gone = [s for s, at in table.away_since.items() if now - at >= limit]
+        if not gone:
+            return
+        seat = max(gone)  # the highest first, so lower seat numbers stay valid
+
+        def still_gone(t: Table) -> bool:
+            at = t.away_since.get(seat)
+            return t.status == "waiting" and at is not None and self.now_ms() - at >= limit
+
+        def leave(t: Table) -> list[Any]:
+            return [engine.Leave(seat)]
+
+        await self.run(table, None, leave, kind="auto_leave", check=still_gone)
+
+    def _collect(self, now: int) -> None:
+        # Finished games stay in the journal (readable); only memory is freed. Empty tables are abandoned.
+        for table in list(self.tables.values()):
+            if table.status == "ended" and not table.conns and not table.watchers:
+                del self.tables[table.id]
+            elif (
+                table.seat_count() == 0
+                and now - table.created_ms >= EMPTY_TABLE_TTL_MS
+                and not table.watchers
+            ):
+                self.store.set_status(table.id, "abandoned", now)
+                del self.tables[table.id]
+
+    # -- the one path that changes a table ----------------------------------------------------------------
+    async def run(
+        self,
+        table: Table,
+        conn: Conn | None,
+        commands: Callable[[Table], Sequence[Any]],
+        *,
+        kind: str,
+        msg_id: str | None = None,
+        new_token: str | None = None,
+        check: Callable[[Table], bool] | None = None,
+        t0: float | None = None,
+        after: Callable[[], None] | None = None,
+    ) -> list[Any]:
+        """Decide, commit, fold, broadcast and answer, under the table's lock. Returns the events.
+
+        ``commands`` is evaluated under the lock (so it sees the current state); ``check`` may veto a timer
+        action whose reason vanished while waiting for the lock. Engine refusals are answered to ``conn``
+        as errors and return []; nothing is written then.
+        """
+        async with table.lock:
+            if check is not None and not check(table):
+                return []
+            now = self.now_ms()
+            state = table.state
+            events: list[Any] = []
+            try:
+                for command in commands(table):
+                    new = engine.decide(state, command, now_ms=now, rng=table.rng, lexicon=self.lexicon)
+                    for ev in new:
+                        state = engine.apply(state, ev)
+                    events.extend(new)
+                    # A full table starts by itself even if the engine leaves it to the relay.
+                    if (
+                        isinstance(command, engine.Join)
+                        and state.status == "waiting"
+                        and len(state.seats) >= 4
+                    ):
+                        more = engine.decide(
+                            state, engine.Start(0), now_ms=now, rng=table.rng, lexicon=self.lexicon
+                        )
+                        for ev in more:
+                            state = engine.apply(state, ev)
+                        events.extend(more)
+            except engine.LexioError as err:
+                self._refuse(table, conn, msg_id, err.code, err.message, dict(err.params), now, t0)
+                return []
+            except RelayError as rerr:
+                self._refuse(table, conn, msg_id, rerr.code, rerr.message, dict(rerr.params), now, t0)
+                return []
+            if not events:
+                return []
+            rows: list[tuple[dict[str, Any], str | None]] = []
+            for ev in events:
+                th = hash_token(new_token) if new_token and type(ev).__name__ == "SeatJoined" else None
+                rows.append((engine.event_to_dict(ev), th))
+            first_seq = int(table.state.version) + 1
+            changed = str(state.status) if state.status != table.state.status else None
+            self.store.append(table.id, first_seq, rows, status=changed, now_ms=now)
+            old_state = table.state
+            table.state = state
+            for ev, (_, th) in zip(events, rows, strict=True):
+                self._track(table, old_state, ev, th, conn)
+            self.metrics.events += len(events)
+            self.metrics.actions[kind] += 1
+            # A joining connection gets welcome + snapshot (which hold these events) instead.
+            joining = conn if new_token is not None else None
+            self._broadcast(table, events, first_seq, now, skip=joining)
+            if joining is None:
+                self._answer(table, conn, msg_id, events, now, t0)
+            else:
+                self._latency(t0)
+            log_event(
+                "action",
+                table=table.id,
+                kind=kind,
+                seat=conn.seat if conn is not None else getattr(events[0], "seat", None),
+                events=",".join(type(e).__name__ for e in events),
+                seq=int(state.version),
+            )
+            if after is not None:
+                after()  # still under the lock: nothing can reach the table in between
+            self._schedule_bot(table)
+            return events
+
+    def _track(self, table: Table, old: Any, ev: Any, th: str | None, conn: Conn | None) -> None:
+        name = type(ev).__name__
+        if name == "SeatJoined":
+            table.tokens.append(th)
+            if conn is not None and th is not None:
+                conn.seat = ev.seat
+                table.conns[ev.seat] = conn
+                table.watchers.discard(conn)
+        elif name == "SeatLeft":
+            s = ev.seat
+            if 0 <= s < len(table.tokens):
+                table.tokens.pop(s)
+            gone = table.conns.pop(s, None)
+            if gone is not None:
+                gone.seat = None
+                table.watchers.add(gone)
+            table.conns = {(k if k < s else k - 1): c for k, c in table.conns.items()}
+            for k, c in table.conns.items():
+                c.seat = k
+            table.away_since = {(k if k < s else k - 1): v for k, v in table.away_since.items() if k != s}
+
+    def _refuse(
+        self,
+        table: Table,
+        conn: Conn | None,
+        msg_id: str | None,
+        code: str,
+        message: str,
+        params: dict[str, Any],
+        now: int,
+        t0: float | None,
+    ) -> None:
+        self.metrics.rejections[code] += 1
+        if code == "reserve_empty" and conn is not None and conn.seat is not None:
+            tries, refill = engine.reserve_at(table.state, conn.seat, now)
+            params = {**params, "tries": tries, "next_refill_ms": refill}
+        if conn is not None:
+            conn.send(
+                dumps(
+                    {
+                        "type": "error",
+                        "id": msg_id,
+                        "code": code,
+                        "message": message,
+                        "params": params,
+                        "now": now,
+                    }
+                )
+            )
+            self._latency(t0)
+        log_event("refused", table=table.id, seat=conn.seat if conn else None, code=code)
+
+    def _latency(self, t0: float | None) -> None:
+        if t0 is not None:
+            self.metrics.observe_latency(time.perf_counter() - t0)
+
+    def _broadcast(
+        self, table: Table, events: list[Any], first_seq: int, now: int, skip: Conn | None
+    ) -> None:
+        clock = self.clock(table)
+        for offset, ev in enumerate(events):
+            seq = first_seq + offset
+            spectator: str | None = None
+            for conn in list(table.all_conns()):
+                if conn is skip:
+                    continue
+                if conn.seat is None:
+                    if spectator is None:
+                        spectator = dumps(
+                            {
+                                "type": "event",
+                                "seq": seq,
+                                "event": engine.redact_event(ev, None),
+                                "clock": clock,
+                                "now": now,
+                            }
+                        )
+                    conn.send(spectator)
+                else:
+                    conn.send(
+                        dumps(
+                            {
+                                "type": "event",
+                                "seq": seq,
+                                "event": engine.redact_event(ev, conn.seat),
+                                "clock": clock,
+                                "now": now,
+                            }
+                        )
+                    )
+
+    def _answer(
+        self,
+        table: Table,
+        conn: Conn | None,
+        msg_id: str | None,
+        events: list[Any],
+        now: int,
+        t0: float | None,
+    ) -> None:
+        if conn is None:
+            return
+        last = events[-1]
+        seq = int(table.state.version)
+        if type(last).__name__ == "Rejected":
+            tries, refill = engine.reserve_at(table.state, last.seat, now)
+            self.metrics.rejections["unknown_word"] += 1
+            conn.send(
+                dumps(
+                    {
+                        "type": "rejected",
+                        "id": msg_id,
+                        "seq": seq,
+                        "words": list(last.unknown),
+                        "reserve": {"tries": tries, "next_refill_ms": refill},
+                        "now": now,
+                    }
+                )
+            )
+        else:
+            conn.send(dumps({"type": "ack", "id": msg_id, "seq": seq, "now": now}))
+        self._latency(t0)
+
+    # -- connections ---------------------------------------------------------------------------------------
+    def snapshot(self, table: Table, conn: Conn) -> None:
+        now = self.now_ms()
+        conn.send(
+            dumps(
+                {
+                    "type": "snapshot",
+                    "seq": int(table.state.version),
+                    "view": engine.view(table.state, conn.seat, now_ms=now),
+                    "clock": self.clock(table),
+                    "presence": table.presence(),
+                    "now": now,
+                }
+            )
+        )
+
+    def welcome(self, table: Table, conn: Conn, msg_id: str | None, token: str | None) -> None:
+        conn.send(
+            dumps(
+                {
+                    "type": "welcome",
+                    "protocol": PROTOCOL_VERSION,
+                    "id": msg_id,
+                    "table": table.id,
+                    "seat": conn.seat,
+                    "token": token,
+                    "now": self.now_ms(),
+                }
+            )
+        )
+        self.snapshot(table, conn)
+
+    def presence_changed(self, table: Table, clock_changed: bool) -> None:
+        now = self.now_ms()
+        frame = dumps({"type": "presence", "seats": table.presence(), "now": now})
+        clock = dumps({"type": "clock", "clock": self.clock(table), "now": now}) if clock_changed else None
+        for c in list(table.all_conns()):
+            c.send(frame)
+            if clock is not None:
+                c.send(clock)
+
+    async def join_by_name(self, table: Table, conn: Conn, name: str, msg_id: str | None, t0: float) -> None:
+        token = secrets.token_urlsafe(24)
+
+        def welcome() -> None:
+            conn.joined = True
+            conn.table = table
+            self.welcome(table, conn, msg_id, token)
+            self.presence_changed(table, clock_changed=False)
+
+        await self.run(
+            table,
+            conn,
+            lambda t: [engine.Join(name)],
+            kind="join",
+            msg_id=msg_id,
+            new_token=token,
+            t0=t0,
+            after=welcome,
+        )
+
+    async def join_by_token(self, table: Table, conn: Conn, token: str, msg_id: str | None) -> None:
+        async with table.lock:
+            digest = hash_token(token)
+            seat = next(
+                (
+                    s
+                    for s, th in enumerate(table.tokens)
+                    if th is not None and hmac.compare_digest(th, digest)
+                ),
+                None,
+            )
+            if seat is None:
+                raise RelayError("bad_token", "this token holds no seat at this table")
+            old = table.conns.get(seat)
+            if old is not None and old is not conn:
+                old.seat = None
+                old.close_soon(CLOSE_TAKEN_OVER, "seat taken over")
+            conn.seat = seat
+            conn.joined = True
+            conn.table = table
+            table.conns[seat] = conn
+            table.watchers.discard(conn)
+            was_away = table.away_since.pop(seat, None) is not None
+            self.welcome(table, conn, msg_id, token)
+            self.presence_changed(table, clock_changed=was_away and table.state.turn == seat)
+            log_event("rejoin", table=table.id, seat=seat)
+
+    async def watch(self, table: Table, conn: Conn, msg_id: str | None) -> None:
+        async with table.lock:
+            conn.joined = True
+            conn.table = table
+            conn.seat = None
+            table.watchers.add(conn)
+            self.welcome(table, conn, msg_id, None)
+
+    async def disconnect(self, conn: Conn) -> None:
+        table = conn.table
+        if table is None:
+            return
+        async with table.lock:
+            table.watchers.discard(conn)
+            seat = conn.seat
+            if seat is not None and table.conns.get(seat) is conn:
+                del table.conns[seat]
+                if table.status in ("waiting", "playing"):
+                    table.away_since[seat] = self.now_ms()
+                self.presence_changed(table, clock_changed=table.state.turn == seat)
+                log_event("disconnect", table=table.id, seat=seat)
+
+    # -- bots ------------------------------------------------------------------------------------------------
+    def _schedule_bot(self, table: Table) -> None:
+        st = table.state
+        if st.status != "playing" or st.turn is None or not table.is_bot(st.turn):
+            return
+        if table.bot_task is not None and not table.bot_task.done():
+            return
+        table.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(table, int(st.version)))
+
+    async def _bot_turn(self, table: Table, version: int) -> None:
+        try:
+            await self._bot_move(table, version)
+        finally:
+            if table.bot_task is asyncio.current_task():
+                table.bot_task = None
+            if not self._closed:
+                self._schedule_bot(table)  # the next seat may be a bot too (or this one, still on turn)
+
+    async def _bot_move(self, table: Table, version: int) -> None:
+        low, high = self.config.bot_delay_seconds
+        await asyncio.sleep(random.uniform(low, high))
+        st = table.state
+        if int(st.version) != version or st.turn is None or not table.is_bot(int(st.turn)):
+            return
+        seat = int(st.turn)
+        level = str(st.seats[seat].bot)
+        move: Any = engine.Pass()
+        if self.bot_driver is not None:
+            view = engine.view(st, seat, now_ms=self.now_ms())
+            rng = random.Random(secrets.randbits(64))
+            try:
+                move = await asyncio.get_running_loop().run_in_executor(
+                    None, self.bot_driver.choose, view, level, rng
+                )
+            except Exception:
+                log.exception(
+                    "bot driver failed; passing", extra={"fields": {"table": table.id, "seat": seat}}
+                )
+                move = engine.Pass()
+
+        def still_on(t: Table) -> bool:
+            return int(t.state.version) == version
+
+        events = await self.run(table, None, lambda t: [engine.Play(seat, move)], kind="bot", check=still_on)
+        if not events or type(events[-1]).__name__ == "Rejected":
+            # Refused or unknown words: the bot passes rather than stall the table.
+            await self.run(
+                table,
+                None,
+                lambda t: [engine.Play(seat, engine.Pass())],
+                kind="bot",
+                check=lambda t: t.state.turn == seat and t.state.status == "playing",
+            )
+
+
+def _track_tokens(tokens: list[str | None], ev: Any, token_hash: str | None) -> None:
+    name = type(ev).__name__
+    if name == "SeatJoined":
+        tokens.append(token_hash)
+    elif name == "SeatLeft" and 0 <= ev.seat < len(tokens):
+        tokens.pop(ev.seat)

@@ -1,0 +1,236 @@
+"""The relay as a real process: kill -9 loses nothing acknowledged; restarts restore tables and clocks;
+graceful shutdown says "server restarting"; the test seed is refused without its safety flag."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from relaykit import Player, RunningRelay, create_table, write_short_lexicon
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Proc:
+    def __init__(self, tmp: Path, port: int) -> None:
+        self.tmp, self.port = tmp, port
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    async def start(self, *extra: str) -> None:
+        env = {**os.environ, "PYTHONPATH": str(REPO), "LEXIO_ALLOW_TEST_SEED": "1"}
+        log = open(self.tmp / "relay.log", "ab")  # noqa: SIM115 - the child writes to it until it exits
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "relay",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--db",
+                str(self.tmp / "lexio.sqlite3"),
+                "--lexicon",
+                str(self.tmp / "short.txt"),
+                "--static",
+                str(self.tmp / "nostatic"),
+                "--test-seed",
+                "3",
+                "--tick-seconds",
+                "0.05",
+                "--log-json",
+                *extra,
+            ],
+            env=env,
+            stdout=log,
+            stderr=log,
+            cwd=self.tmp,
+        )
+        async with aiohttp.ClientSession() as s:
+            for _ in range(200):
+                try:
+                    async with s.get(self.url + "/healthz") as r:
+                        if r.status == 200:
+                            return
+                except aiohttp.ClientError:
+                    pass
+                assert self.proc.poll() is None, (self.tmp / "relay.log").read_text()
+                await asyncio.sleep(0.05)
+        raise AssertionError("relay did not start")
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+async def proc(tmp_path: Path) -> AsyncIterator[Proc]:
+    write_short_lexicon(tmp_path / "short.txt")
+    p = Proc(tmp_path, free_port())
+    try:
+        yield p
+    finally:
+        p.stop()
+
+
+def as_relay(p: Proc) -> RunningRelay:
+    return RunningRelay(p.url, None, None, None)  # type: ignore[arg-type]
+
+
+async def test_kill_9_at_any_instant_loses_no_acknowledged_action(proc: Proc) -> None:
+    await proc.start()
+    async with aiohttp.ClientSession() as session:
+        table_id = await create_table(session, as_relay(proc), turn_seconds=600)
+        players = [await Player.connect(session, as_relay(proc), table_id) for _ in range(2)]
+        for i, p in enumerate(players):
+            await p.join(f"P{i}")
+        await players[0].send({"type": "start"})
+        for p in players:
+            await p.wait_seq(players[0].seq)
+        tokens = [p.token for p in players]
+        acked: list[tuple[int, dict[str, Any]]] = []  # (seq, the move)
+
+        # Play quickly and pull the plug while frames are in flight.
+        async def play() -> None:
+            while True:
+                turn = players[0].turn
+                mover = players[turn]
+                await mover.wait_seq(players[0].seq)
+                move = mover.choose()
+                ans = await mover.send(move)
+                assert ans["type"] == "ack"
+                acked.append((ans["seq"], move))
+
+        task = asyncio.create_task(play())
+        for _ in range(400):
+            if len(acked) >= 8 or task.done():
+                break
+            await asyncio.sleep(0.05)
+        # Pull the plug at an arbitrary instant while frames are in flight.
+        await asyncio.sleep(random.uniform(0, 0.05))
+        proc.kill9()
+        task.cancel()
+        with pytest.raises((asyncio.CancelledError, ConnectionError, asyncio.TimeoutError, AssertionError)):
+            await task
+        assert len(acked) >= 5, "too few actions before the kill to mean anything"
+        seen = {p.seat: [f for f in p.frames if f["type"] == "event"] for p in players}
+
+    await proc.start()
+    async with aiohttp.ClientSession() as session:
+        back = [await Player.connect(session, as_relay(proc), table_id) for _ in range(2)]
+        for p, token in zip(back, tokens, strict=True):
+            ans = await p.send({"type": "join", "token": token})
+            assert ans["type"] == "welcome"
+        snaps = [await p.wait_for(lambda f: f["type"] == "snapshot") for p in back]
+        last_ack = acked[-1][0]
+        for seat, snap in enumerate(snaps):
+            assert snap["seq"] >= last_ack
+            journal = snap["view"]["journal"]
+            # Every event a client was sent before the kill is in the restored journal, unchanged.
+            for frame in seen[seat]:
+                assert journal[frame["seq"] - 1] == frame["event"]
+        # ... and the game goes on from there.
+        assert back[0].turn is not None
+        mover = back[back[0].turn]
+        ans = await mover.send(mover.choose())
+        assert ans["type"] == "ack" and ans["seq"] == snaps[0]["seq"] + 1
+
+
+async def test_a_restart_restores_the_clock_time_spent_down_counts(proc: Proc) -> None:
+    await proc.start("--grace-seconds", "1")
+    async with aiohttp.ClientSession() as session:
+        table_id = await create_table(session, as_relay(proc), turn_seconds=30)
+        players = [await Player.connect(session, as_relay(proc), table_id) for _ in range(2)]
+        for i, p in enumerate(players):
+            await p.join(f"P{i}")
+        await players[0].send({"type": "start"})
+        await players[1].wait_seq(players[0].seq)
+        started = await players[1].wait_for(
+            lambda f: f["type"] == "event" and f["event"]["type"] == "game_started"
+        )
+        deadline = started["clock"]["deadline_ms"]
+        token = players[1].token
+    proc.kill9()
+    await asyncio.sleep(0.3)
+    await proc.start("--grace-seconds", "1")
+    async with aiohttp.ClientSession() as session:
+        p1 = await Player.connect(session, as_relay(proc), table_id)
+        await p1.send({"type": "join", "token": token})
+        snap = await p1.wait_for(lambda f: f["type"] == "snapshot")
+        # Same deadline as before the crash; seat 0 is away, so the grace runs from the restart.
+        assert snap["clock"]["deadline_ms"] == deadline
+        assert snap["clock"]["grace_deadline_ms"] is not None
+        assert snap["clock"]["grace_deadline_ms"] <= snap["now"] + 1000
+        ev = await p1.wait_for(
+            lambda f: f["type"] == "event" and f["event"]["type"] == "timed_out", timeout=10
+        )
+        assert ev["event"]["seat"] == 0
+
+
+async def test_graceful_shutdown_closes_sockets_with_server_restarting(proc: Proc) -> None:
+    await proc.start()
+    async with aiohttp.ClientSession() as session:
+        table_id = await create_table(session, as_relay(proc))
+        p = await Player.connect(session, as_relay(proc), table_id)
+        await p.join("Solo")
+        assert proc.proc is not None
+        proc.proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(p.reader, 10)  # type: ignore[arg-type]
+        assert p.closed == 1012
+    assert proc.proc.wait(10) == 0
+    # --log-json: every line is one JSON object; one per HTTP request and one per table action.
+    lines = [json.loads(line) for line in (proc.tmp / "relay.log").read_text().splitlines() if line.strip()]
+    requests = [x for x in lines if x["msg"] == "request"]
+    actions = [x for x in lines if x["msg"] == "action"]
+    assert any(r["method"] == "POST" and r["path"] == "/api/tables" and r["status"] == 201 for r in requests)
+    assert [a["kind"] for a in actions] == ["join"] and actions[0]["table"] == table_id
+
+
+def test_test_seed_is_refused_without_its_safety_flag(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
+    env["PYTHONPATH"] = str(REPO)
+    run = subprocess.run(
+        [sys.executable, "-m", "relay", "serve", "--test-seed", "1", "--db", str(tmp_path / "x.sqlite3")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert run.returncode == 2
+    assert "--allow-test-seed" in run.stderr
+    assert not (tmp_path / "x.sqlite3").exists()
+    env["LEXIO_TEST_SEED"] = "1"
+    run = subprocess.run(
+        [sys.executable, "-m", "relay", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 2 and "LEXIO_ALLOW_TEST_SEED" in run.stderr
