@@ -18,7 +18,7 @@ setup: $(SETUP_STAMP)
 $(SETUP_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,lexicon-build]'
+	$(PY) -m pip install --quiet -e '.[test,web,lexicon-build]'
 	@rm -f $(VENV)/.setup-*
 	@touch $@
 

@@ -1,0 +1,75 @@
+"""The build: pinned, hash-checked runtime; a site that asks nothing of any other host."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = ROOT / "web" / "dist"
+spec = importlib.util.spec_from_file_location("lexio_web_build", ROOT / "web" / "build.py")
+assert spec and spec.loader
+build = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(build)
+
+
+def test_runtime_versions_are_pinned_exactly_with_both_hashes() -> None:
+    assert build.PACKAGES["pyodide"][0] == "pyodide@314.0.7"
+    assert build.PACKAGES["pyscript"][0] == "@pyscript/core@0.7.31"
+    for _spec, _name, integrity, sha256 in build.PACKAGES.values():
+        assert integrity.startswith("sha512-") and len(integrity) == 95
+        assert re.fullmatch(r"[0-9a-f]{64}", sha256)
+
+
+@pytest.mark.parametrize("key", ["pyodide", "pyscript"])
+def test_a_tampered_tarball_fails_the_hash_check(key: str) -> None:
+    _spec, name, integrity, sha256 = build.PACKAGES[key]
+    cached = build.CACHE / name
+    if not cached.exists():
+        pytest.skip("npm cache not populated (run web/build.py once)")
+    data = cached.read_bytes()
+    assert build._digest_ok(data, integrity, sha256)
+    tampered = bytearray(data)
+    tampered[len(tampered) // 2] ^= 1
+    assert not build._digest_ok(bytes(tampered), integrity, sha256)
+
+
+def _built() -> Path:
+    if not (DIST / "index.html").exists():
+        pytest.skip("web/dist not built (make web)")
+    return DIST
+
+
+def test_the_built_site_names_no_other_host() -> None:
+    dist = _built()
+    config = json.loads((dist / "pyscript.json").read_text())
+    assert config["interpreter"].startswith("/") and "//" not in config["interpreter"]
+    assert all(k.startswith("/") and "//" not in k for k in config["files"])
+    index = (dist / "index.html").read_text()
+    for url in re.findall(r'(?:src|href)="([^"]+)"', index):
+        assert not re.match(r"^[a-z]+:|^//", url) or url.startswith("data:"), url
+
+
+def test_the_engine_is_copied_from_engine_not_kept_twice() -> None:
+    dist = _built()
+    members = set(json.loads((dist / "manifest.json").read_text())["python"])
+    # The bundle carries the engine package as it is in engine/ (checked on files every build must have).
+    assert {
+        "engine/__init__.py",
+        "engine/scoring.py",
+        "engine/variants/__init__.py",
+        "app/state.py",
+    } <= members
+    assert all((ROOT / m).exists() for m in members if m.startswith("engine/"))
+    assert not list((ROOT / "web").glob("**/engine/*.py"))  # no second copy in the repository
+
+
+def test_text_and_wasm_are_precompressed() -> None:
+    dist = _built()
+    wasm = next(dist.glob("runtime/pyodide-*/pyodide.asm.wasm"))
+    assert wasm.with_name(wasm.name + ".gz").exists()
+    assert (dist / "index.html.gz").exists()

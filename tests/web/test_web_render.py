@@ -1,0 +1,187 @@
+"""What the screens show: the octagon with labelled squares, ARIA, escaping, the preview, the end screen."""
+
+# ruff: noqa: RUF001  (multiplication signs and dashes are deliberate UI typography)
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from app import render
+from app.i18n import Translator
+from app.state import UiState
+from web_helpers import T0, first_word, run, snapshot, started
+
+import engine as e
+
+FR, EN = Translator("fr"), Translator("en")
+
+
+class Collect(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.elements: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs)))
+
+
+def parse(html: str) -> list[tuple[str, dict[str, str | None]]]:
+    c = Collect()
+    c.feed(html)
+    return c.elements
+
+
+def table_ui(seat: int = 0) -> tuple[UiState, e.GameState]:
+    state = started()
+    ui = UiState()
+    ui.enter_table("t1")
+    ui.on_frame(snapshot(state, seat), T0)
+    return ui, state
+
+
+def test_the_board_is_13_by_13_with_16_wall_cells_that_are_not_playable_squares() -> None:
+    ui, _ = table_ui()
+    cells = parse(render.board(ui, FR))
+    grid = [a for tag, a in cells if a.get("role") == "gridcell"]
+    assert len(grid) == 169
+    walls = [a for a in grid if "k-wall" in (a.get("class") or "")]
+    assert len(walls) == 16
+    assert all("data-sq" not in a for a in walls)  # a wall cannot be clicked as a square
+    assert sorted(a["id"] for a in walls)[:4] == ["sq-A1", "sq-A12", "sq-A13", "sq-A2"]  # type: ignore[index]
+
+
+def test_squares_have_aria_labels_naming_square_kind_and_content() -> None:
+    ui, _ = table_ui()
+    cells = {a["id"]: a for _, a in parse(render.board(ui, FR)) if a.get("id", "").startswith("sq-")}  # type: ignore[union-attr]
+    assert cells["sq-G7"]["aria-label"] == "G7, source, vide"
+    assert cells["sq-C1"]["aria-label"] == "C1, mot ×3, vide"
+    assert cells["sq-D4"]["aria-label"] == "D4, croisement, vide"
+    assert cells["sq-A1"]["aria-label"] == "A1, mur"
+    en = {a["id"]: a for _, a in parse(render.board(ui, EN)) if a.get("id", "").startswith("sq-")}  # type: ignore[union-attr]
+    assert en["sq-F3"]["aria-label"] == "F3, letter ×3, empty"
+
+
+def test_every_premium_square_carries_a_text_label_not_only_a_colour() -> None:
+    ui, _ = table_ui()
+    variant = e.get_variant("lexio")
+    cells = render.board_cells(ui, FR)
+    for sq in variant.squares():
+        kind = variant.kind(sq)
+        if kind.premium or kind is e.Kind.SOURCE:
+            assert re.search(r'class="lbl"[^>]*>[^<]+<', cells[sq]), sq
+    legend = render.legend(FR)
+    for word in ("L×2", "L×3", "M×2", "M×3", "croisement", "source"):
+        assert word in legend
+
+
+def test_a_blank_shows_its_letter_distinctly() -> None:
+    ui, _ = table_ui()
+    ui.view = {**ui.view, "board": [{"sq": "G7", "letter": "E", "blank": True}]}  # type: ignore[dict-item]
+    cell = render.board_cells(ui, FR)["G7"]
+    assert 'class="tile blank"' in cell and "joker E" in cell and "<sub>0</sub>" in cell
+
+
+def test_player_names_are_escaped() -> None:
+    state = e.new_state()
+    for cmd in (e.CreateTable(), e.Join("<img src=x>&amp;"), e.Join("Bob"), e.Start(0)):
+        state, _ = run(state, cmd)
+    ui = UiState()
+    ui.enter_table("t1")
+    ui.on_frame(snapshot(state, 1), T0)
+    html = render.players(ui, FR) + render.status(ui, FR, T0)
+    assert "<img" not in html and "&lt;img" in html and "&amp;amp;" in html
+
+
+def test_the_preview_lists_each_word_its_breakdown_and_the_no_promise_note() -> None:
+    ui, state = table_ui()
+    move = first_word(state)
+    for t in move.tiles:
+        idx = next(i for i in ui.available() if ui.rack[i] == ("?" if t.blank else t.letter))
+        ui.place(idx, t.square, t.letter if t.blank else None)
+    html = render.preview(ui, EN)
+    bd = e.analyse(state.board, move.tiles)
+    assert f"{bd.total} points" in html
+    for w in bd.words:
+        assert w.word in html
+    assert "may still refuse" in html
+
+
+def test_a_rejected_play_names_every_refused_word() -> None:
+    ui, _ = table_ui()
+    ui.rejected = ["XQZ", "AXQZ"]
+    assert "XQZ, AXQZ" in render.preview(ui, FR)
+
+
+def test_the_journal_shows_swaps_as_a_count_and_passes_on_time() -> None:
+    state = started()
+    state, _ = run(state, e.Play(0, e.Swap(state.seats[0].rack[:3])))
+    state, _ = run(state, e.TimeoutPass(1))
+    ui = UiState()
+    ui.enter_table("t1")
+    ui.on_frame(snapshot(state, 1), T0)
+    html = render.journal(ui, EN)
+    assert "P0 swaps 3 tile(s)" in html
+    assert "The table passes for P1 (time up)" in html
+
+
+def test_the_end_screen_shows_a_tie_as_a_shared_win_with_racks_face_up() -> None:
+    state = started()
+    for _ in range(4):  # 2 rounds of 2 seats without a placement end the game
+        state, _ = run(state, e.Play(state.turn, e.Pass()))  # type: ignore[arg-type]
+    assert state.status == "ended"
+    ui = UiState()
+    ui.enter_table("t1")
+    ui.on_frame(snapshot(state, 0), T0)
+    assert ui.screen == "end"
+    html = render.end(ui, EN, "/api/tables/t1/gcg")
+    result = state.result
+    assert result is not None
+    if len(result.winners) > 1:
+        assert "Shared win" in html
+    else:
+        assert "Winner: " in html
+    for rack in result.racks:
+        for letter in set(rack):
+            assert f"<b>{letter}</b>" in html
+    assert 'id="download-gcg"' in html and 'href="/api/tables/t1/gcg"' in html
+
+
+def test_ids_are_unique_on_every_screen() -> None:
+    ui, _ = table_ui()
+    html = (
+        render.table_skeleton(FR)
+        + render.board(ui, FR)
+        + render.rack_area(ui, FR)
+        + render.status(ui, FR, T0)
+    )
+    ids = [a["id"] for _, a in parse(html) if a.get("id")]
+    assert len(ids) == len(set(ids))
+    home = render.home(UiState(), FR)
+    ids = [a["id"] for _, a in parse(home) if a.get("id")]
+    assert len(ids) == len(set(ids))
+
+
+def test_the_turn_is_announced_to_screen_readers_only_when_it_changes() -> None:
+    ui, state = table_ui(seat=1)
+    before = render.announce(ui, EN)
+    assert before == "P0&#x27;s turn"  # escaped: it is HTML
+    ui.on_frame({"type": "clock", "clock": {"turn": 0, "deadline_ms": T0 + 5}, "now": T0 + 1000}, T0 + 1000)
+    assert render.announce(ui, EN) == before  # the clock ticking is not news
+    after, events = run(state, e.Play(0, e.Pass()))
+    ui.on_frame(
+        {
+            "type": "event",
+            "seq": ui.seq + 1,
+            "now": T0,
+            "event": e.redact_event(events[0], 1),
+            "clock": {"turn": after.turn, "deadline_ms": T0 + 1, "grace_deadline_ms": None},
+        },
+        T0,
+    )
+    assert render.announce(ui, EN) == "Your turn"
+
+
+def test_turn_times_read_naturally_in_each_language() -> None:
+    assert render._duration(FR, 90) == "1,5 min" and render._duration(EN, 90) == "1.5 min"
+    assert render._duration(FR, 30) == "30 s" and render._duration(EN, 120) == "2 min"

@@ -1,0 +1,687 @@
+"""HTML for every screen, as strings, from a :class:`~app.state.UiState` (pure; also run at build time
+to pre-render the static shell).
+
+The page is split into regions (``id`` → HTML); the browser glue writes only the regions whose HTML changed,
+and board squares one by one (``board_cells``), so placing a tile touches a few nodes, not the page.
+Stable hooks for tests: every interactive element has an ``id`` or ``data-testid`` (see web/README.md).
+"""
+
+# ruff: noqa: RUF001  (multiplication signs and dashes are deliberate UI typography)
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from html import escape
+from typing import Any
+
+from app.i18n import Translator
+from app.state import LEVELS, TURN_CHOICES, UiState
+from app.timing import effective_deadline, format_countdown, remaining_ms, reserve_now, seconds_until
+from app.unseen import unseen_counts, unseen_total
+from engine.variants import BLANK, Kind, get_variant
+
+SEL = ' aria-selected="true"'
+ON_TURN = ' class="on-turn"'
+WIN = ' class="winner"'
+BOARD_SLOT = 'id="t-board" class="board-wrap">'
+KIND_CODE = {
+    Kind.WORD2: "word2",
+    Kind.WORD3: "word3",
+    Kind.LETTER2: "letter2",
+    Kind.LETTER3: "letter3",
+    Kind.CROSSING: "crossing",
+    Kind.SOURCE: "source",
+    Kind.PLAIN: "plain",
+    Kind.WALL: "wall",
+}
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _attr_t(tr: Translator, code: str, **params: object) -> str:
+    return _e(tr.t(code, **params))
+
+
+# -- header and banner ------------------------------------------------------------------------------------
+def shell_header(state: UiState, tr: Translator) -> str:
+    other = "en" if tr.lang == "fr" else "fr"
+    if state.conn == "online":
+        conn = f'<span class="conn ok" data-testid="conn-state">● {_e(tr.t("connected"))}</span>'
+    elif state.conn in ("connecting", "offline"):
+        conn = f'<span class="conn bad" data-testid="conn-state">○ {_e(tr.t("connecting"))}</span>'
+    else:
+        conn = ""
+    return (
+        f'<a class="brand" href="/" id="home-link" data-act="home">{_e(tr.t("app_title"))}</a>'
+        f'<span class="tagline">{_e(tr.t("tagline"))}</span>{conn}'
+        f'<button type="button" id="lang-switch" data-act="lang" data-arg="{other}" lang="{other}" '
+        f'aria-label="{_attr_t(tr, "lang_switch_label")}">{_e(tr.t("lang_switch"))}</button>'
+    )
+
+
+def banner(state: UiState, tr: Translator, local_now: int) -> str:
+    if state.conn == "offline":
+        secs = max(0, ((state.retry_at or local_now) - local_now + 999) // 1000)
+        return f'<p class="offline" data-testid="offline-banner">⚠ {_e(tr.t("offline", seconds=secs))}</p>'
+    if state.conn == "stopped":
+        reason = tr.t(state.stop_reason or "network_error")
+        return f'<p class="offline" data-testid="offline-banner">⚠ {_e(tr.t("stopped", reason=reason))}</p>'
+    parts = []
+    if state.notice:
+        code, params = state.notice
+        parts.append(f'<p class="notice" data-testid="notice">{_e(tr.error(code, params))}</p>')
+    if state.demo:
+        parts.append(f'<p class="notice">{_e(tr.t("demo_mode"))}</p>')
+    return "".join(parts)
+
+
+# -- home / lobby -----------------------------------------------------------------------------------------
+def _duration(tr: Translator, seconds: int) -> str:
+    if seconds < 60:
+        return tr.t("seconds_short", n=seconds)
+    text = tr.t("minutes_short", n=round(seconds / 60, 1)).replace(".0", "")
+    return text.replace(".", ",") if tr.lang == "fr" else text
+
+
+def home(state: UiState, tr: Translator) -> str:
+    options = "".join(
+        f'<option value="{s}"{" selected" if s == state.turn_seconds else ""}>{_e(_duration(tr, s))}</option>'
+        for s in TURN_CHOICES
+    )
+    return (
+        '<section class="home" aria-labelledby="home-title">'
+        f'<h1 id="home-title">{_e(tr.t("app_title"))}</h1>'
+        '<div class="card">'
+        f'<label for="name-input">{_e(tr.t("your_name"))}</label>'
+        f'<input id="name-input" name="name" maxlength="20" autocomplete="nickname" value="{_e(state.name)}" '
+        'data-bind="name" required>'
+        "</div>"
+        '<form class="card" id="create-form" data-act="create" onsubmit="return false">'
+        f"<h2>{_e(tr.t('create_table'))}</h2>"
+        f'<label for="turn-select">{_e(tr.t("turn_time"))}</label>'
+        f'<select id="turn-select" data-bind="turn_seconds">{options}</select>'
+        f'<label class="check"><input type="checkbox" id="public-check" data-bind="public"'
+        f"{' checked' if state.public else ''}> {_e(tr.t('public_table'))}</label>"
+        '<button type="button" id="create-table" class="primary" data-act="create">'
+        f"{_e(tr.t('create_table'))}</button>"
+        "</form>"
+        '<section class="card" aria-labelledby="open-title"><h2 id="open-title">'
+        f"{_e(tr.t('open_tables'))}</h2>"
+        f'<button type="button" id="refresh-tables" data-act="refresh">{_e(tr.t("refresh"))}</button>'
+        f'<div id="table-list" data-testid="table-list">{table_list(state, tr)}</div></section>'
+        '<form class="card" id="link-form" onsubmit="return false">'
+        f"<h2>{_e(tr.t('join_by_link'))}</h2>"
+        f'<label for="link-input">{_e(tr.t("link_or_code"))}</label>'
+        '<input id="link-input" name="link" autocomplete="off">'
+        f'<button type="button" id="join-link" data-act="join-link">{_e(tr.t("join"))}</button>'
+        "</form></section>"
+    )
+
+
+def table_list(state: UiState, tr: Translator) -> str:
+    if not state.tables:
+        return f'<p class="muted">{_e(tr.t("no_open_tables"))}</p>'
+    rows = []
+    for t in state.tables:
+        names = ", ".join(str(s.get("name", "?")) for s in t.get("seats") or ())
+        rows.append(
+            f'<li data-testid="open-table"><span>{_e(names or "—")}</span> '
+            f'<span class="muted">{_e(tr.t("seconds_short", n=t.get("turn_seconds", "?")))} · '
+            f"{_e(tr.t('free_n', n=t.get('free', '?')))}</span> "
+            f'<button type="button" data-act="join" data-arg="{_e(t.get("id", ""))}">'
+            f"{_e(tr.t('join'))}</button></li>"
+        )
+    return f'<ul class="tables">{"".join(rows)}</ul>'
+
+
+# -- waiting room -----------------------------------------------------------------------------------------
+def waiting(state: UiState, tr: Translator, link: str) -> str:
+    v = state.view or {}
+    seats = v.get("seats") or []
+    items = []
+    for s in seats:
+        marks = []
+        if s.get("seat") == state.seat:
+            marks.append(tr.t("you_marker"))
+        if s.get("bot"):
+            marks.append(f"{tr.t('bot_marker')} ({tr.t('level_' + str(s['bot']))})")
+        connected = s.get("bot") or state.presence.get(int(s.get("seat", -1)), False)
+        conn = tr.t("connected") if connected else tr.t("disconnected")
+        items.append(
+            f'<li data-testid="seat"><span class="seatno">{int(s.get("seat", 0)) + 1}.</span> '
+            f"<b>{_e(s.get('name', '?'))}</b> {_e(' '.join(marks))} "
+            f'<span class="conn {"ok" if connected else "bad"}">{"●" if connected else "○"} '
+            f"{_e(conn)}</span></li>"
+        )
+    host = state.seat == 0
+    controls = []
+    if host:
+        enough = len(seats) >= 2
+        controls.append(
+            f'<button type="button" id="start-game" class="primary" data-act="start"'
+            f"{'' if enough else ' disabled'}>{_e(tr.t('start_game'))}</button>"
+        )
+        if not enough:
+            controls.append(f'<p class="muted">{_e(tr.t("need_players"))}</p>')
+        if len(seats) < 4:
+            opts = "".join(
+                f'<option value="{lv}"{" selected" if lv == state.bot_level else ""}>'
+                f"{_e(tr.t('level_' + lv))}</option>"
+                for lv in LEVELS
+            )
+            controls.append(
+                '<div class="row">'
+                f'<label for="bot-level">{_e(tr.t("level"))}</label>'
+                f'<select id="bot-level" data-bind="bot_level">{opts}</select>'
+                f'<button type="button" id="add-bot" data-act="add-bot">{_e(tr.t("add_bot"))}</button></div>'
+            )
+    elif seats:
+        controls.append(f"<p>{_e(tr.t('wait_for_host', name=seats[0].get('name', '?')))}</p>")
+    if state.seat is not None:
+        controls.append(
+            f'<button type="button" id="leave-table" data-act="leave">{_e(tr.t("leave"))}</button>'
+        )
+    return (
+        '<section class="waiting card" aria-labelledby="wait-title">'
+        f'<h1 id="wait-title">{_e(tr.t("waiting_room"))}</h1>'
+        f'<div class="row"><input id="share-link" readonly value="{_e(link)}" '
+        f'aria-label="{_attr_t(tr, "copy_link")}">'
+        f'<button type="button" id="copy-link" data-act="copy-link">{_e(tr.t("copy_link"))}</button></div>'
+        f'<h2>{_e(tr.t("seats"))}</h2><ol class="seats" id="seat-list">{"".join(items)}</ol>'
+        f"{''.join(controls)}</section>"
+    )
+
+
+# -- table ------------------------------------------------------------------------------------------------
+TABLE_REGIONS = ("t-status", "t-board", "t-rack", "t-preview", "t-players", "t-journal", "t-unseen")
+
+
+def table_skeleton(tr: Translator) -> str:
+    return (
+        '<div class="table-screen">'
+        '<div class="col-board">'
+        # The countdown ticks every second: no live region here (the clock has role=timer).
+        '<div id="t-status" class="status"></div>'
+        '<div id="t-announce" class="sr" aria-live="polite"></div>'
+        '<div id="t-board" class="board-wrap"></div>'
+        '<div id="t-rack" class="rack-area"></div>'
+        "</div>"
+        '<aside class="col-side">'
+        '<div id="t-preview" class="preview card" aria-live="polite" data-testid="preview"></div>'
+        '<div id="t-players" class="card"></div>'
+        '<details class="card" open><summary>' + _e(tr.t("legend")) + "</summary>" + legend(tr) + "</details>"
+        '<div id="t-unseen" class="card"></div>'
+        '<div id="t-journal" class="card"></div>'
+        "</aside></div>"
+    )
+
+
+def legend(tr: Translator) -> str:
+    items = []
+    for kind in (Kind.LETTER2, Kind.LETTER3, Kind.WORD2, Kind.WORD3, Kind.CROSSING, Kind.SOURCE):
+        code = KIND_CODE[kind]
+        items.append(
+            f'<li><span class="sq k-{code} swatch" aria-hidden="true"><span class="lbl">'
+            f"{_e(tr.t('abbr_' + code))}</span></span> {_e(tr.t('kind_' + code))}</li>"
+        )
+    items.append(
+        f'<li><span class="sq k-wall swatch" aria-hidden="true"></span> {_e(tr.t("kind_wall"))}</li>'
+    )
+    return f'<ul class="legend" data-testid="legend">{"".join(items)}</ul>'
+
+
+def _tile_html(letter: str, value: int, blank: bool, extra: str = "") -> str:
+    cls = "tile blank" if blank else "tile"
+    return f'<span class="{cls}{extra}"><b>{_e(letter.upper())}</b><sub>{value}</sub></span>'
+
+
+def hot_squares(state: UiState) -> set[str]:
+    """Squares whose look depends on the local play: pending tiles, the cursor, the previewed words."""
+    hot = {p.sq for p in state.pending}
+    if state.cursor:
+        hot.add(state.cursor)
+    prev = state.preview or {}
+    if prev.get("ok"):
+        for w in prev["breakdown"].get("words", ()):
+            hot.update(w.get("squares", ()))
+    return hot
+
+
+def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) -> dict[str, str]:
+    """Square name → the cell's HTML (walls included, so the grid keeps its shape); ``only``: just those."""
+    variant = state.variant
+    board = state.board_map()
+    pending = {p.sq: p for p in state.pending}
+    placed_words: set[str] = set()
+    prev = state.preview or {}
+    if prev.get("ok"):
+        for w in prev["breakdown"].get("words", ()):
+            placed_words.update(w.get("squares", ()))
+    cells: dict[str, str] = {}
+    for i, sq in enumerate(variant.names):
+        if only is not None and sq not in only:
+            continue
+        kind = variant.kinds[i]
+        code = KIND_CODE[kind]
+        if kind is Kind.WALL:
+            cells[sq] = (
+                f'<div class="sq k-wall" id="sq-{sq}" role="gridcell" aria-label="{sq}, '
+                f'{_attr_t(tr, "kind_wall")}"></div>'
+            )
+            continue
+        classes = ["sq", f"k-{code}"]
+        label_kind = tr.t("kind_" + code) if kind is not Kind.PLAIN else ""
+        inner = ""
+        if sq in board:
+            t = board[sq]
+            blank = bool(t.get("blank"))
+            value = 0 if blank else variant.values.get(str(t["letter"]).upper(), 0)
+            inner = _tile_html(str(t["letter"]), value, blank)
+            state_txt = (
+                tr.t("sq_blank", letter=str(t["letter"]).upper())
+                if blank
+                else tr.t("sq_tile", letter=str(t["letter"]).upper(), value=value)
+            )
+            classes.append("filled")
+        elif sq in pending:
+            p = pending[sq]
+            value = 0 if p.blank else variant.values.get(p.letter, 0)
+            inner = _tile_html(p.letter, value, p.blank, " pending")
+            state_txt = (
+                (
+                    tr.t("sq_blank", letter=p.letter)
+                    if p.blank
+                    else tr.t("sq_tile", letter=p.letter, value=value)
+                )
+                + ", "
+                + tr.t("sq_pending")
+            )
+            classes.append("has-pending")
+        else:
+            lbl = tr.t("abbr_" + code) if kind is not Kind.PLAIN else ""
+            inner = f'<span class="lbl" aria-hidden="true">{_e(lbl)}</span>' if lbl else ""
+            state_txt = tr.t("sq_plain")
+        if sq in placed_words and sq not in pending:
+            classes.append("in-word")
+        if sq == state.cursor:
+            classes.append("cursor")
+            classes.append("dir-across" if state.across else "dir-down")
+        label = ", ".join(x for x in (sq, label_kind, state_txt) if x)
+        cells[sq] = (
+            f'<div class="{" ".join(classes)}" id="sq-{sq}" data-sq="{sq}" role="gridcell" '
+            f'aria-label="{_e(label)}"{SEL if sq == state.cursor else ""}>{inner}</div>'
+        )
+    return cells
+
+
+def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None) -> str:
+    variant = state.variant
+    cells = cells if cells is not None else board_cells(state, tr)
+    rows = []
+    for r in range(variant.height):
+        row = "".join(cells[variant.names[r * variant.width + c]] for c in range(variant.width))
+        rows.append(f'<div role="row" class="brow">{row}</div>')
+    cols = "".join(f"<span>{chr(65 + c)}</span>" for c in range(variant.width))
+    nums = "".join(f"<span>{r + 1}</span>" for r in range(variant.height))
+    active = f' aria-activedescendant="sq-{state.cursor}"' if state.cursor else ""
+    return (
+        f'<div class="board-frame"><span></span><div class="coords cols" aria-hidden="true">{cols}</div>'
+        f'<div class="coords rows" aria-hidden="true">{nums}</div>'
+        f'<div id="board" class="board" role="grid" tabindex="0" data-testid="board" '
+        f'style="--n:{variant.width}" aria-label="{_attr_t(tr, "board_label")}"{active}>{"".join(rows)}</div>'
+        "</div>"
+        f'<p class="kbd-help muted" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>'
+    )
+
+
+def rack_area(state: UiState, tr: Translator) -> str:
+    variant = state.variant
+    rack = state.rack
+    tiles = []
+    for i in state.available():
+        letter = rack[i]
+        value = variant.values.get(letter, 0)
+        blank = letter == BLANK
+        label = tr.t("rack_blank") if blank else tr.t("rack_tile", letter=letter, value=value)
+        sel = state.selected == i or (state.dialog == "swap" and i in state.swap_sel)
+        tiles.append(
+            '<button type="button" class="tile '
+            f'rack-tile{" blank" if blank else ""}{" selected" if sel else ""}" '
+            f'data-rack="{i}" data-testid="rack-tile" aria-pressed="{"true" if sel else "false"}" '
+            f'aria-label="{_e(label)}"><b>{"?" if blank else _e(letter)}</b><sub>{value}</sub></button>'
+        )
+    mine = state.my_turn
+    busy = bool(state.awaiting)
+    dis = "" if mine and not busy else " disabled"
+    swap_dis = "" if state.can_swap() and not busy else " disabled"
+    direction = tr.t("direction_across") if state.across else tr.t("direction_down")
+    return (
+        f'<div class="rack" id="rack" role="group" aria-label="{_attr_t(tr, "rack")}" data-testid="rack">'
+        f"{''.join(tiles)}</div>"
+        '<div class="actions">'
+        f'<button type="button" id="btn-submit" class="primary" data-act="submit"'
+        f"{dis if state.pending else ' disabled'}>{_e(tr.t('submit'))}</button>"
+        f'<button type="button" id="btn-recall" data-act="recall"{"" if state.pending else " disabled"}>'
+        f"{_e(tr.t('recall'))}</button>"
+        f'<button type="button" id="btn-shuffle" data-act="shuffle">{_e(tr.t("shuffle"))}</button>'
+        '<button type="button" id="btn-direction" data-act="direction" '
+        f'aria-label="{_attr_t(tr, "toggle_direction")}">'
+        f"{_e(direction)}</button>"
+        f'<button type="button" id="btn-swap" data-act="swap"{swap_dis}>{_e(tr.t("swap"))}</button>'
+        f'<button type="button" id="btn-pass" data-act="pass"{dis}>{_e(tr.t("pass"))}</button>'
+        "</div>"
+    )
+
+
+def preview(state: UiState, tr: Translator) -> str:
+    parts = [f'<h2 class="sr-title">{_e(tr.t("preview"))}</h2>']
+    if state.rejected:
+        parts.append(
+            f'<p class="rejected" role="alert" data-testid="rejected">✖ '
+            f"{_e(tr.t('rejected_words', words=', '.join(state.rejected)))}</p>"
+        )
+    if state.error:
+        code, params = state.error
+        parts.append(f'<p class="error" role="alert" data-testid="error">✖ {_e(tr.error(code, params))}</p>')
+    prev = state.preview
+    if prev is None:
+        parts.append(f'<p class="muted">{_e(tr.t("preview_empty"))}</p>')
+    elif not prev.get("ok"):
+        err = prev.get("error") or {}
+        parts.append(
+            f'<p class="problem" data-testid="preview-problem" data-code="{_e(err.get("code", ""))}">⚠ '
+            f"{_e(tr.error(str(err.get('code', '')), err.get('params') or {}))}</p>"
+        )
+    else:
+        bd = prev["breakdown"]
+        words = []
+        for w in bd.get("words", ()):
+            letters = []
+            for lt in w.get("letters", ()):
+                piece = f"{lt.get('letter', '?')}{lt.get('value', 0)}"
+                if lt.get("letter_mult", 1) > 1:
+                    piece += f"×{lt['letter_mult']}"
+                letters.append(piece)
+            mults = []
+            if w.get("word_mult", 1) > 1:
+                mults.append(tr.t("mult_word", n=w["word_mult"]))
+            if w.get("crossing"):
+                mults.append(tr.t("mult_crossing"))
+            detail = " + ".join(letters) + (f" ; {', '.join(mults)}" if mults else "")
+            words.append(
+                f'<li data-testid="preview-word"><b>{_e(w.get("word", ""))}</b> {int(w.get("score", 0))} '
+                f'<span class="muted">({_e(detail)})</span></li>'
+            )
+        bingo = f"<li>{_e(tr.t('preview_bingo', n=bd['bingo']))}</li>" if bd.get("bingo") else ""
+        parts.append(
+            '<p class="total" data-testid="preview-total">'
+            f"{_e(tr.t('preview_total', total=bd.get('total', 0)))}</p>"
+            f'<ul class="words">{"".join(words)}{bingo}</ul>'
+            f'<p class="note muted">{_e(tr.t("preview_note"))}</p>'
+        )
+    return "".join(parts)
+
+
+def status(state: UiState, tr: Translator, server_now: int) -> str:
+    v = state.view or {}
+    seats = v.get("seats") or []
+    names = {int(s.get("seat", -1)): str(s.get("name", "?")) for s in seats}
+    turn = v.get("turn")
+    who = (
+        tr.t("your_turn")
+        if state.my_turn
+        else tr.t("turn_of", name=names.get(turn if isinstance(turn, int) else -1, "?"))
+    )
+    deadline = effective_deadline(state.clock)
+    left = remaining_ms(deadline, server_now)
+    urgent = left is not None and left < 15_000
+    tries, next_ms = reserve_now(v.get("reserve"), server_now)
+    refill = seconds_until(next_ms, server_now)
+    reserve = tr.t("reserve", tries=tries if tries is not None else "–")
+    if refill is not None:
+        reserve += " · " + tr.t("reserve_refill", seconds=refill)
+    return (
+        f'<span class="turn{" mine" if state.my_turn else ""}" data-testid="turn">'
+        f"{'▶ ' if state.my_turn else ''}{_e(who)}</span>"
+        f'<span class="clock{" urgent" if urgent else ""}" role="timer" '
+        f'aria-label="{_attr_t(tr, "time_left")}" '
+        f'id="countdown" data-testid="countdown">{_e(tr.t("time_short"))} {format_countdown(left)}</span>'
+        f'<span class="bag" data-testid="bag">{_e(tr.t("bag_n", n=v.get("bag_size", "?")))}</span>'
+        f'<span class="reserve" data-testid="reserve">{_e(reserve)}</span>'
+    )
+
+
+def announce(state: UiState, tr: Translator) -> str:
+    """Whose turn it is, for screen readers: changes only when the turn does (a live region)."""
+    v = state.view or {}
+    if v.get("status") != "playing":
+        return ""
+    if state.my_turn:
+        return _e(tr.t("your_turn"))
+    names = {int(s.get("seat", -1)): str(s.get("name", "?")) for s in v.get("seats") or []}
+    turn = v.get("turn")
+    return _e(tr.t("turn_of", name=names.get(turn if isinstance(turn, int) else -1, "?")))
+
+
+def players(state: UiState, tr: Translator) -> str:
+    v = state.view or {}
+    rows = []
+    for s in v.get("seats") or []:
+        seat = int(s.get("seat", -1))
+        on_turn = v.get("turn") == seat and v.get("status") == "playing"
+        connected = bool(s.get("bot")) or state.presence.get(seat, False)
+        you = f" {_e(tr.t('you_marker'))}" if seat == state.seat else ""
+        rows.append(
+            f'<tr data-testid="player" data-seat="{seat}"{ON_TURN if on_turn else ""}>'
+            f'<td>{"▶" if on_turn else ""}<span class="sr">'
+            f"{_e(tr.t('on_turn')) if on_turn else ''}</span></td>"
+            f'<th scope="row">{_e(s.get("name", "?"))}{you}</th>'
+            f'<td class="num" data-testid="player-score">{int(s.get("score", 0))}</td>'
+            f"<td>{_e(tr.t('tiles_n', n=s.get('rack_size', 0)))}</td>"
+            f'<td class="conn {"ok" if connected else "bad"}">{"●" if connected else "○"} '
+            f"{_e(tr.t('connected') if connected else tr.t('disconnected'))}</td></tr>"
+        )
+    return (
+        f'<h2>{_e(tr.t("players"))}</h2><table class="players" data-testid="players">'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _seat_name(names: Mapping[int, str], seat: object) -> str:
+    return names.get(seat if isinstance(seat, int) else -1, "?")
+
+
+def journal_line(ev: Mapping[str, Any], names: Mapping[int, str], tr: Translator, you: int | None) -> str:
+    kind = ev.get("type")
+    name = _seat_name(names, ev.get("seat"))
+    if kind == "table_created":
+        return tr.t("j_created")
+    if kind == "seat_joined":
+        return tr.t("j_joined", name=ev.get("name", name))
+    if kind == "seat_left":
+        return tr.t("j_left", name=name)
+    if kind == "game_started":
+        return tr.t("j_started")
+    if kind == "placed":
+        words = ev.get("words") or []
+        shown = ", ".join(str(w.get("word", "")) if isinstance(w, dict) else str(w) for w in words)
+        return tr.t("j_placed", name=name, words=shown, score=ev.get("score", 0))
+    if kind == "swapped":
+        count = ev.get("count")
+        if count is None:
+            count = len(str(ev.get("returned") or ""))
+        return tr.t("j_swapped", name=name, n=count)
+    if kind == "passed":
+        return tr.t("j_passed", name=name)
+    if kind == "timed_out":
+        return tr.t("j_timedout", name=name)
+    if kind == "rejected":
+        unknown = ev.get("unknown")
+        if ev.get("seat") == you and unknown:
+            return tr.t("j_rejected_own", words=", ".join(map(str, unknown)))
+        return tr.t("j_rejected", name=name)
+    if kind == "game_ended":
+        return tr.t("j_ended")
+    return str(kind)
+
+
+def journal(state: UiState, tr: Translator) -> str:
+    v = state.view or {}
+    names = {int(s.get("seat", -1)): str(s.get("name", "?")) for s in v.get("seats") or []}
+    lines = [
+        f'<li class="j-{_e(str(ev.get("type", "")).lower())}">'
+        f"{_e(journal_line(ev, names, tr, state.seat))}</li>"
+        for ev in reversed(v.get("journal") or [])
+        if ev.get("type") not in ("table_created",)
+    ]
+    return (
+        f"<h2>{_e(tr.t('journal'))}</h2>"
+        f'<ol class="journal" reversed data-testid="journal">{"".join(lines)}</ol>'
+    )
+
+
+def unseen(state: UiState, tr: Translator) -> str:
+    v = state.view or {}
+    if not v:
+        return ""
+    counts = unseen_counts(v)
+    cells = "".join(f"<li><b>{_e(letter)}</b><span>{n}</span></li>" for letter, n in counts.items())
+    return (
+        f'<h2>{_e(tr.t("unseen"))}</h2><p class="muted" data-testid="unseen-total">'
+        f'{_e(tr.t("unseen_total", n=unseen_total(v)))}</p><ul class="unseen" data-testid="unseen">'
+        f"{cells}</ul>"
+    )
+
+
+def dialog(state: UiState, tr: Translator) -> str:
+    if state.dialog == "blank":
+        keys = "".join(
+            f'<button type="button" data-act="blank-letter" data-arg="{c}" aria-label="{c}">{c}</button>'
+            for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        )
+        return _modal(
+            "blank-dialog", tr.t("blank_dialog"), f'<div class="letters">{keys}</div>', tr, confirm=False
+        )
+    if state.dialog == "pass":
+        return _modal("pass-dialog", tr.t("pass_dialog"), "", tr)
+    if state.dialog == "swap":
+        bag = int((state.view or {}).get("bag_size", 0))
+        n = len(state.swap_sel)
+        body = rack_area_swap(state, tr)
+        if n > bag:
+            body += f'<p class="error">{_e(tr.t("swap_bag_low", n=bag))}</p>'
+        return _modal(
+            "swap-dialog",
+            tr.t("swap_dialog"),
+            body,
+            tr,
+            confirm_label=tr.t("swap_confirm", n=n),
+            confirm_ok=0 < n <= bag,
+        )
+    return ""
+
+
+def rack_area_swap(state: UiState, tr: Translator) -> str:
+    rack = state.rack
+    out = []
+    for i in state.rack_order:
+        sel = i in state.swap_sel
+        letter = rack[i]
+        out.append(
+            f'<button type="button" class="tile rack-tile{" selected" if sel else ""}" data-rack="{i}" '
+            f'data-testid="swap-tile" aria-pressed="{"true" if sel else "false"}">'
+            f"<b>{_e(letter)}</b></button>"
+        )
+    return f'<div class="rack">{"".join(out)}</div>'
+
+
+def _modal(
+    mid: str,
+    title: str,
+    body: str,
+    tr: Translator,
+    *,
+    confirm: bool = True,
+    confirm_label: str | None = None,
+    confirm_ok: bool = True,
+) -> str:
+    buttons = (
+        f'<button type="button" id="dialog-cancel" data-act="dialog-cancel">{_e(tr.t("cancel"))}</button>'
+    )
+    if confirm:
+        buttons = (
+            f'<button type="button" id="dialog-confirm" class="primary" data-act="dialog-confirm"'
+            f"{'' if confirm_ok else ' disabled'}>{_e(confirm_label or tr.t('confirm'))}</button>" + buttons
+        )
+    return (
+        f'<div class="backdrop"><div class="modal" role="dialog" aria-modal="true" id="{mid}" '
+        f'aria-labelledby="{mid}-title"><h2 id="{mid}-title">{_e(title)}</h2>{body}'
+        f'<div class="actions">{buttons}</div></div></div>'
+    )
+
+
+# -- end --------------------------------------------------------------------------------------------------
+def _per_seat(value: Any, seat: int) -> Any:
+    if isinstance(value, list):
+        return value[seat] if 0 <= seat < len(value) else None
+    if isinstance(value, dict):
+        return value.get(str(seat), value.get(seat))
+    return None
+
+
+def end(state: UiState, tr: Translator, gcg_url: str) -> str:
+    v = state.view or {}
+    result = v.get("result") or {}
+    seats = v.get("seats") or []
+    winners = set(result.get("winners") or [])
+    variant = get_variant(str(v.get("variant", "lexio")))
+    rows = []
+    for s in seats:
+        seat = int(s.get("seat", -1))
+        adj = _per_seat(result.get("adjustments"), seat)
+        score = _per_seat(result.get("scores"), seat)
+        rack = _per_seat(result.get("racks"), seat) or s.get("rack") or ""
+        tiles = "".join(_tile_html(c, variant.values.get(c, 0), c == BLANK) for c in str(rack))
+        adj_txt = f"{int(adj):+d}" if isinstance(adj, int) else ""
+        win = seat in winners
+        rows.append(
+            f'<tr data-testid="final-row"{WIN if win else ""}><th scope="row">{"★ " if win else ""}'
+            f'{_e(s.get("name", "?"))}</th><td class="num" data-testid="final-score">'
+            f"{_e(score if score is not None else s.get('score', 0))}</td>"
+            f'<td class="num">{_e(tr.t("adjustment", n=adj_txt)) if adj_txt else ""}</td>'
+            f'<td class="rack-face">{tiles}</td></tr>'
+        )
+    names = [str(s.get("name", "?")) for s in seats if int(s.get("seat", -1)) in winners]
+    win_txt = tr.t("winners_tie" if len(names) > 1 else "winner", names=", ".join(names)) if names else ""
+    reason = result.get("reason")
+    reason_txt = {"out": tr.t("end_reason_out"), "scoreless": tr.t("end_reason_passes")}.get(str(reason), "")
+    return (
+        '<section class="end card" aria-labelledby="end-title">'
+        f'<h1 id="end-title">{_e(tr.t("game_over"))}</h1>'
+        f'<p class="winner-line" data-testid="winners">{_e(win_txt)}</p>'
+        f'<p class="muted">{_e(reason_txt)}</p>'
+        f'<table class="final" data-testid="final-scores"><caption>{_e(tr.t("final_scores"))}</caption>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        '<div class="actions">'
+        f'<a class="button" id="download-gcg" href="{_e(gcg_url)}" download="lexio.gcg">'
+        f"{_e(tr.t('download_gcg'))}</a>"
+        '<button type="button" id="new-table" class="primary" data-act="rematch">'
+        f"{_e(tr.t('new_table_same'))}</button>"
+        f'<button type="button" id="back-home" data-act="home">{_e(tr.t("back_home"))}</button>'
+        "</div></section>"
+        f'<div class="end-journal card">{journal(state, tr)}</div>'
+    )
+
+
+def shell_body(state: UiState, tr: Translator) -> str:
+    """The pre-rendered static body: the lobby, plus an empty board for /t/… links while Python loads."""
+    empty = UiState(lang=tr.lang)
+    empty.view = {"variant": "lexio", "board": [], "rack": "", "seats": [], "status": "playing"}
+    return (
+        f'<div class="shell-home">{home(state, tr)}</div>'
+        '<div class="shell-table">'
+        + table_skeleton(tr).replace(BOARD_SLOT, BOARD_SLOT + board(empty, tr), 1)
+        + "</div>"
+    )

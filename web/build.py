@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""Build the Lexio single-page app into a static folder (default ``web/dist``).
+
+Steps: fetch the pinned npm tarballs of Pyodide and PyScript with ``npm pack`` (cached under
+``.cache/npm``, checked against the sha512 recorded below), unpack the run-time files with ``tarfile``,
+bundle ``engine/`` (copied from the repository, never duplicated in it) and ``web/app/`` into one zip the
+browser unpacks into Pyodide's file system, pre-render the static shell (lobby + empty board) with the same
+Python renderer the app uses, write ``config.json`` (relay address) and precompress every text/wasm file
+(``.gz`` always, ``.br`` when the optional ``brotli`` package is importable).
+
+Raises ``SystemExit`` with a message when npm fails or a tarball's hash does not match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WEB = ROOT / "web"
+CACHE = ROOT / ".cache" / "npm"
+
+# Pinned runtime: (npm spec, tarball name, sha512 integrity as npm reports it, sha256 of the same bytes).
+PACKAGES = {
+    "pyodide": (
+        "pyodide@314.0.7",
+        "pyodide-314.0.7.tgz",
+        "sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A==",
+        "66b7949e5a0cba2250b586d7e368bf12fb482800748d182c4618254b685ffaa0",
+    ),
+    "pyscript": (
+        "@pyscript/core@0.7.31",
+        "pyscript-core-0.7.31.tgz",
+        "sha512-GqM1aonc1N4RTkNZ1zJ8jJk8+i2cqeztZslPsAiQtn+wHHkUX9Z1FgIg4HjCvhBylB68UKmbTVTzOobpgPIMVQ==",
+        "b2ca1a0c0956aebd990a7c8524cca1eb061444a8319a7264d2f31ef30bea276a",
+    ),
+}
+# Versioned folders: the relay serves /runtime/<name>-<version>/ as immutable (a year, no revalidation).
+RUNTIME_DIRS = {"pyodide": "runtime/pyodide-314.0.7", "pyscript": "runtime/pyscript-core-0.7.31"}
+# Only what a page needs at run time (the tarball also ships typings, maps and consoles).
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+COMPRESS_EXT = {".py", ".html", ".css", ".js", ".mjs", ".json", ".wasm", ".zip", ".svg", ".txt"}
+MIN_COMPRESS = 512
+
+
+def _digest_ok(data: bytes, integrity: str, sha256: str) -> bool:
+    algo, _, b64 = integrity.partition("-")
+    sri = base64.b64encode(hashlib.new(algo, data).digest()).decode()
+    return sri == b64 and hashlib.sha256(data).hexdigest() == sha256
+
+
+def fetch(key: str) -> bytes:
+    """Return the verified bytes of one pinned tarball, from the cache or from ``npm pack``.
+
+    Raises SystemExit if npm fails or the hash does not match the pin.
+    """
+    spec, fname, integrity, sha256 = PACKAGES[key]
+    path = CACHE / fname
+    if path.exists():
+        data = path.read_bytes()
+        if _digest_ok(data, integrity, sha256):
+            return data
+        path.unlink()  # a corrupt cache entry is refetched, never trusted
+    CACHE.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        ["npm", "pack", spec, "--pack-destination", str(CACHE), "--silent"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0 or not path.exists():
+        raise SystemExit(f"npm pack {spec} failed ({proc.returncode}): {proc.stderr.strip()[:500]}")
+    data = path.read_bytes()
+    if not _digest_ok(data, integrity, sha256):
+        path.unlink()
+        raise SystemExit(f"{fname}: hash mismatch with the pinned {integrity}")
+    return data
+
+
+def _safe_members(tar: tarfile.TarFile, prefix: str) -> list[tarfile.TarInfo]:
+    return [m for m in tar.getmembers() if m.isfile() and m.name.startswith(prefix) and ".." not in m.name]
+
+
+def unpack_runtime(out: Path) -> None:
+    with tarfile.open(fileobj=io.BytesIO(fetch("pyodide")), mode="r:gz") as tar:
+        dest = out / RUNTIME_DIRS["pyodide"]
+        dest.mkdir(parents=True)
+        for name in PYODIDE_FILES:
+            member = tar.extractfile(f"package/{name}")
+            if member is None:
+                raise SystemExit(f"pyodide tarball lacks {name}")
+            (dest / name).write_bytes(member.read())
+    with tarfile.open(fileobj=io.BytesIO(fetch("pyscript")), mode="r:gz") as tar:
+        dest = out / RUNTIME_DIRS["pyscript"]
+        dest.mkdir(parents=True)
+        for m in _safe_members(tar, "package/dist/"):
+            if m.name.endswith(".map"):
+                continue
+            f = tar.extractfile(m)
+            assert f is not None
+            (dest / Path(m.name).name).write_bytes(f.read())
+
+
+def bundle_python(out: Path) -> tuple[str, list[str]]:
+    """Zip engine/ and web/app/ (sources only) into lexio-<hash>.zip; return its name and members."""
+    names: list[str] = []
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for pkg, src in (("engine", ROOT / "engine"), ("app", WEB / "app")):
+            if not (src / "__init__.py").exists():
+                raise SystemExit(f"{src} is not a package (missing __init__.py)")
+            for f in sorted(src.rglob("*.py")):
+                if "__pycache__" in f.parts or "tests" in f.parts:
+                    continue
+                arc = f"{pkg}/{f.relative_to(src).as_posix()}"
+                info = zipfile.ZipInfo(arc, date_time=(2020, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                z.writestr(info, f.read_bytes())
+                names.append(arc)
+    data = buf.getvalue()
+    # Versioned name: the archive type is detected from the extension, so no query string.
+    name = f"lexio-{hashlib.sha256(data).hexdigest()[:12]}.zip"
+    (out / name).write_bytes(data)
+    return name, names
+
+
+def render_shell() -> tuple[str, str]:
+    """Pre-render the lobby and an empty board with the app's own renderer (CPython, at build time)."""
+    sys.path.insert(0, str(WEB))
+    sys.path.insert(0, str(ROOT))
+    from app import render
+    from app.i18n import Translator
+    from app.state import UiState
+
+    # Both languages: the bootstrap shows the browser's (or the stored) one before Python runs.
+    state = UiState()
+    header = body = ""
+    for lang in ("fr", "en"):
+        tr = Translator(lang)
+        header += f'<div class="shell-{lang}">{render.shell_header(state, tr)}</div>'
+        body += f'<div class="shell-{lang}">{render.shell_body(state, tr)}</div>'
+    return header, body
+
+
+def _compressors() -> dict[str, object]:
+    out: dict[str, object] = {".gz": lambda raw: gzip.compress(raw, compresslevel=9, mtime=0)}
+    try:
+        import brotli  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return out
+    out[".br"] = lambda raw: brotli.compress(raw, quality=11)
+    return out
+
+
+def precompress(files: list[Path]) -> dict[str, int]:
+    """Write ``.gz`` (and ``.br``) siblings; results are cached by content hash, so a rebuild is fast."""
+    counts = {".gz": 0, ".br": 0}
+    cache = CACHE.parent / "web-compressed"
+    cache.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        if f.suffix not in COMPRESS_EXT or f.stat().st_size < MIN_COMPRESS:
+            continue
+        raw = f.read_bytes()
+        digest = hashlib.sha256(raw).hexdigest()
+        for ext, fn in _compressors().items():
+            hit = cache / (digest + ext)
+            if hit.exists():
+                data = hit.read_bytes()
+            else:
+                data = fn(raw)  # type: ignore[operator]
+                hit.write_bytes(data)
+            if len(data) < len(raw):
+                f.with_name(f.name + ext).write_bytes(data)
+                counts[ext] += 1
+    return counts
+
+
+def _wire_size(f: Path) -> int:
+    """Bytes a browser accepting br/gzip downloads for ``f`` (after :func:`precompress`)."""
+    for ext in (".br", ".gz"):
+        c = f.with_name(f.name + ext)
+        if c.exists():
+            return c.stat().st_size
+    return f.stat().st_size
+
+
+def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
+    t0 = time.perf_counter()
+    tmp = out.with_name(out.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    unpack_runtime(tmp)
+    bundle, members = bundle_python(tmp)
+    header, body = render_shell()
+    src = WEB / "src"
+    for f in src.iterdir():
+        if f.is_file() and f.name != "lexio.css":  # inlined into index.html below
+            shutil.copyfile(f, tmp / f.name)
+    index = (tmp / "index.html").read_text(encoding="utf-8")
+    # Inline the stylesheet: first paint then needs one response, not two.
+    index = index.replace("/*LEXIO_CSS*/", (src / "lexio.css").read_text(encoding="utf-8"))
+    version = bundle[6:-4]
+    runtime_files = sorted(f for d in RUNTIME_DIRS.values() for f in (tmp / d).iterdir() if f.is_file())
+    counts = precompress(runtime_files)
+    # What a first visit downloads before Python runs (for the progress bar): the runtime PyScript loads.
+    startup = [tmp / RUNTIME_DIRS["pyodide"] / n for n in PYODIDE_FILES] + [tmp / bundle]
+    runtime = sum(_wire_size(f) for f in startup if f.exists())
+    index = (
+        index.replace("__EXPECTED_BYTES__", str(runtime))
+        .replace("<!--SHELL_HEADER-->", header)
+        .replace("<!--SHELL_BODY-->", body)
+        .replace("__BUILD__", version)
+        .replace("__BASE__", base)
+        .replace("__PYSCRIPT__", base + RUNTIME_DIRS["pyscript"])
+        .replace("__PYODIDE__", base + RUNTIME_DIRS["pyodide"])
+    )
+    (tmp / "index.html").write_text(index, encoding="utf-8")
+    # PyScript config: local interpreter only (no CDN), the app bundle unpacked into the working dir.
+    # Absolute paths: PyScript resolves them against the page's address, and tables live at BASE/t/ID.
+    pyconfig = {
+        "interpreter": f"{base}{RUNTIME_DIRS['pyodide']}/pyodide.mjs",
+        "files": {f"{base}{bundle}": "./*"},
+    }
+    (tmp / "pyscript.json").write_text(json.dumps(pyconfig), encoding="utf-8")
+    (tmp / "config.json").write_text(json.dumps({"relay": relay}), encoding="utf-8")
+    sizes = {f.relative_to(tmp).as_posix(): f.stat().st_size for f in tmp.rglob("*") if f.is_file()}
+    (tmp / "manifest.json").write_text(
+        json.dumps({"build": version, "python": members, "sizes": sizes}, indent=1), encoding="utf-8"
+    )
+    rest = sorted(f for f in tmp.rglob("*") if f.is_file() and f not in set(runtime_files))
+    for ext, n in precompress(rest).items():
+        counts[ext] += n
+    (tmp / ".built").write_text(version, encoding="utf-8")
+    if out.exists():
+        shutil.rmtree(out)
+    os.replace(tmp, out)
+    return {
+        "out": str(out),
+        "build": version,
+        "files": len(sizes),
+        "gz": counts[".gz"],
+        "br": counts[".br"],
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--out", type=Path, default=WEB / "dist")
+    ap.add_argument(
+        "--relay",
+        default="",
+        help="relay base URL (e.g. https://relay.example); empty = the page's own origin; "
+        "a page can also override it with ?relay=URL",
+    )
+    ap.add_argument(
+        "--base",
+        default="/",
+        help="URL path the site is served under (table links are BASE + 't/ID'); default /",
+    )
+    args = ap.parse_args(argv)
+    out = args.out if args.out.is_absolute() else Path.cwd() / args.out
+    base = "/" + args.base.strip("/") + "/" if args.base.strip("/") else "/"
+    info = build(out, args.relay, base)
+    print(" ".join(f"{k}={v}" for k, v in info.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,536 @@
+"""Browser glue (the PyScript entry; runs in a worker): WebSocket, HTTP, timers, and the page.
+
+All decisions are in the plain-Python ``app`` package; this file moves data between the browser and
+``UiState``. A synchronous call into the main thread costs 1-15 ms on a loaded machine, so the page is
+touched through exactly two doors: UI events arrive as one JSON string each (``sync.ui``, posted by the
+bootstrap in index.html), and every render leaves as one JSON patch (``window.lexioPatch``).
+"""
+
+# ruff: noqa: E402  (BOOT is stamped before the other imports, to time them)
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from typing import Any
+
+import js  # type: ignore[import-not-found]
+
+BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
+from app import render
+from app.i18n import Translator, pick_language
+from app.state import UiState
+from app.timing import NO_RECONNECT, should_reconnect
+from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
+from pyscript import sync, window  # type: ignore[import-not-found]
+
+BOOT["imports"] = float(js.performance.now())
+
+
+def local_now() -> int:
+    return int(js.Date.now())
+
+
+def _is_null(x: Any) -> bool:
+    return x is None or str(x) in ("jsnull", "null", "undefined")
+
+
+class App:
+    def __init__(self) -> None:
+        # One call for everything the page knows at start (each call into the page is a round trip).
+        boot = json.loads(str(window.lexioBoot()))
+        self.location = str(boot["href"])
+        self.storage: dict[str, str] = dict(
+            boot["storage"]
+        )  # localStorage "lexio:*", kept in step by store()
+        self.stored_lang = self.storage.get("lexio:lang")
+        lang = self.stored_lang or pick_language(boot["langs"])
+        self.state = UiState(lang=lang, rng=random.Random())
+        self.state.name = self.storage.get("lexio:name", "")
+        self.tr = Translator(lang)
+        self.cache: dict[str, str] = {}
+        self.cells: dict[str, str] = {}
+        self.screen_key = ""
+        self.ws: Any = None
+        self.ws_gen = 0
+        url = js.URL.new(self.location)
+        self.origin = str(url.origin)
+        # The site may live under a sub-path (<base href> set by web/build.py --base).
+        self.base = str(js.URL.new(str(boot["base"])).pathname)
+        self.path = "/" + str(url.pathname)[len(self.base) :]
+        self.params = url.searchParams
+        self.search = str(url.search)
+        self.relay = self.origin
+        self.patch: dict[str, Any] = {}
+        self.tasks: set[Any] = set()
+        self.pending_link: str | None = None
+        self.preview_ms: list[float] = []
+        self.hot: set[str] = set()
+        self.side_for: Any = None
+        self.side_tr: Any = None
+        self.side_presence: dict[int, bool] = {}
+        self.ts: float | None = None
+        self.board_key: tuple[int, str] = (-1, "")
+        sync.ui = self.on_ui
+
+    # -- page patching -----------------------------------------------------------------------------------
+    def send_patch(self) -> None:
+        if self.patch:
+            # Fire and forget: the worker never waits for the main thread to paint.
+            js.postMessage("lexio:" + json.dumps(self.patch))
+            self.patch = {}
+
+    def store(self, key: str, value: str | None) -> None:
+        self.patch.setdefault("store", {})[key] = value
+        if value is None:
+            self.storage.pop(key, None)
+        else:
+            self.storage[key] = value
+
+    def spawn(self, coro: Any) -> None:
+        # Keep a reference: the event loop holds tasks weakly.
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    # -- addresses ---------------------------------------------------------------------------------------
+    async def load_config(self) -> None:
+        relay = self.params.get("relay")
+        if _is_null(relay) or not str(relay):
+            try:
+                resp = await js.fetch(self.origin + self.base + "config.json")
+                relay = json.loads(str(await resp.text())).get("relay") or ""
+            except Exception:  # no config.json (or unreadable): the relay is this origin
+                relay = ""
+        self.relay = str(relay).rstrip("/") or self.origin
+
+    def ws_url(self, table: str) -> str:
+        base = self.relay.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
+        return f"{base}/ws/{table}"
+
+    def share_link(self) -> str:
+        return (
+            f"{self.origin}{self.base}t/{self.state.table_id}{self.search if 'relay=' in self.search else ''}"
+        )
+
+    # -- HTTP --------------------------------------------------------------------------------------------
+    async def http(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        opts: dict[str, Any] = {"method": method, "headers": {"Content-Type": "application/json"}}
+        if body is not None:
+            opts["body"] = json.dumps(body)
+        try:
+            resp = await js.fetch(self.relay + path, js.JSON.parse(json.dumps(opts)))
+            text = str(await resp.text())
+            return int(resp.status), (json.loads(text) if text.startswith(("{", "[")) else text)
+        except Exception:  # network down: shown as a notice, the UI stays usable
+            return 0, {"code": "network_error"}
+
+    async def refresh_tables(self) -> None:
+        status, data = await self.http("GET", "/api/tables")
+        if status == 200 and isinstance(data, dict):
+            self.state.tables = list(data.get("tables") or [])
+        self.render()
+
+    async def create_table(self, *, rematch: bool = False) -> None:
+        s = self.state
+        if not s.valid_name():
+            s.notice = ("name_required", {})
+            self.render()
+            return
+        body: dict[str, Any] = {"turn_seconds": s.turn_seconds, "public": s.public}
+        if rematch and s.view:
+            body["turn_seconds"] = int(s.view.get("turn_seconds") or s.turn_seconds)
+        status, data = await self.http("POST", "/api/tables", body)
+        if status != 201 or not isinstance(data, dict) or "id" not in data:
+            code = str(data.get("code", "network_error")) if isinstance(data, dict) else "network_error"
+            s.notice = (code, {})
+            self.render()
+            return
+        self.go_table(str(data["id"]))
+
+    # -- navigation --------------------------------------------------------------------------------------
+    def go_table(self, table: str) -> None:
+        self.path = f"/t/{table}"
+        self.patch["push"] = f"{self.base}t/{table}{self.search}"
+        self.open_table(table)
+
+    def open_table(self, table: str) -> None:
+        s = self.state
+        s.notice = None
+        s.enter_table(table, self.storage.get("lexio:" + table))
+        if not s.token and not s.valid_name():
+            # A link opened without a name: ask for one on the home screen, then come back.
+            s.leave_table()
+            s.notice = ("name_required", {})
+            self.pending_link = table
+            self.render()
+            return
+        self.connect()
+        self.render()
+
+    def go_home(self) -> None:
+        self.close_ws()
+        self.state.leave_table()
+        self.path = "/"
+        self.patch["push"] = self.base + self.search
+        self.render()
+        self.spawn(self.refresh_tables())
+
+    def route(self) -> None:
+        if self.path.startswith("/t/") and len(self.path) > 3:
+            self.open_table(self.path[3:].split("/")[0])
+        else:
+            self.close_ws()
+            self.state.leave_table()
+            self.render()
+            self.spawn(self.refresh_tables())
+
+    # -- WebSocket ---------------------------------------------------------------------------------------
+    def close_ws(self) -> None:
+        self.ws_gen += 1
+        if self.ws is not None:
+            with contextlib.suppress(Exception):  # already closed
+                self.ws.close(1000)
+        self.ws = None
+
+    def connect(self) -> None:
+        s = self.state
+        if s.table_id is None:
+            return
+        self.close_ws()
+        gen = self.ws_gen
+        s.conn = "connecting"
+        ws = js.WebSocket.new(self.ws_url(s.table_id))
+        self.ws = ws
+
+        def on_open(_ev: Any) -> None:
+            if gen == self.ws_gen:
+                ws.send(json.dumps(s.join_frame()))
+
+        def on_message(ev: Any) -> None:
+            if gen != self.ws_gen:
+                return
+            try:
+                frame = json.loads(str(ev.data))
+            except ValueError:
+                return
+            if isinstance(frame, dict):
+                self.on_frame(frame)
+
+        def on_close(ev: Any) -> None:
+            if gen != self.ws_gen:
+                return
+            code = int(ev.code)
+            self.ws = None
+            if not should_reconnect(code):
+                s.conn, s.stop_reason = "stopped", NO_RECONNECT[code]
+            elif s.table_id is not None:
+                delay = 1500 if code == 1012 else s.backoff.next_delay()
+                s.conn = "offline"
+                s.retry_at = local_now() + delay
+                js.setTimeout(create_once_callable(lambda: gen == self.ws_gen and self.connect()), delay)
+            self.render()
+
+        ws.onopen = create_proxy(on_open)
+        ws.onmessage = create_proxy(on_message)
+        ws.onclose = create_proxy(on_close)
+
+    def flush(self) -> None:
+        s = self.state
+        while s.outbox:
+            frame = s.outbox.pop(0)
+            if self.ws is not None and int(self.ws.readyState) == 1:
+                self.ws.send(json.dumps(frame))
+
+    def on_frame(self, frame: dict[str, Any]) -> None:
+        s = self.state
+        s.on_frame(frame, local_now())
+        if frame.get("type") == "welcome" and s.table_id and s.token:
+            self.store("lexio:" + s.table_id, s.token)
+        if frame.get("type") == "error" and frame.get("code") == "bad_token" and s.table_id:
+            self.store("lexio:" + s.table_id, None)
+            if s.valid_name():
+                self.connect()
+        self.flush()
+        self.render()
+
+    # -- rendering ---------------------------------------------------------------------------------------
+    def write(self, region: str, html: str) -> None:
+        if self.cache.get(region) != html:
+            self.cache[region] = html
+            self.patch.setdefault("r", {})[region] = html
+
+    def render(self) -> None:
+        s, tr = self.state, self.tr
+        now = local_now()
+        self.write("hdr", render.shell_header(s, tr))
+        self.write("banner", render.banner(s, tr, now))
+        screen = s.screen
+        key = f"{screen}:{tr.lang}"
+        if key != self.screen_key:
+            self.cache = {k: v for k, v in self.cache.items() if k in ("hdr", "banner")}
+            self.cells = {}
+            self.side_for = None
+        if screen == "table":
+            self.write("main", render.table_skeleton(tr))
+            self.render_table(now)
+        elif screen == "home":
+            self.write("main", render.home(s, tr))
+        elif screen == "waiting":
+            self.write("main", render.waiting(s, tr, self.share_link()))
+        else:
+            self.write("main", render.end(s, tr, f"{self.relay}/api/tables/{s.table_id}/gcg"))
+        self.screen_key = key
+        self.write("dialog-root", render.dialog(s, tr))
+        if s.dialog:
+            self.patch["focus"] = "modal"
+        self.send_patch()
+
+    def render_table(self, now: int) -> None:
+        s, tr = self.state, self.tr
+        hot = render.hot_squares(s)
+        board_key = (len((s.view or {}).get("board") or ()), s.variant.name)
+        if not self.cells or board_key != self.board_key:
+            self.cells = render.board_cells(s, tr)
+            self.cache.pop("t-board", None)
+            self.write("t-board", render.board(s, tr, self.cells))
+        else:
+            # Only squares that were or are pending, under the cursor or in the previewed words can change.
+            fresh = render.board_cells(s, tr, only=hot | self.hot)
+            changed = {sq: html for sq, html in fresh.items() if self.cells.get(sq) != html}
+            if changed:
+                self.cells.update(changed)
+                self.patch.setdefault("c", {}).update(changed)
+                if s.cursor:
+                    self.patch.setdefault("a", []).append(
+                        ["board", "aria-activedescendant", "sq-" + s.cursor]
+                    )
+        self.hot, self.board_key = hot, board_key
+        self.write("t-rack", render.rack_area(s, tr))
+        self.write("t-preview", render.preview(s, tr))
+        self.write("t-announce", render.announce(s, tr))
+        self.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
+        if s.view is not self.side_for or tr is not self.side_tr or s.presence != self.side_presence:
+            # Players, unseen tiles and the journal depend only on the server's view: not on the local play.
+            self.side_for, self.side_tr, self.side_presence = s.view, tr, dict(s.presence)
+            self.write("t-players", render.players(s, tr))
+            self.write("t-unseen", render.unseen(s, tr))
+            self.write("t-journal", render.journal(s, tr))
+
+    def tick(self) -> None:
+        s = self.state
+        now = local_now()
+        if s.screen == "table":
+            self.write("t-status", render.status(s, self.tr, s.clock_sync.server_now(now)))
+        if s.conn == "offline":
+            self.write("banner", render.banner(s, self.tr, now))
+        self.send_patch()
+
+    def timed(self, action: Any) -> None:
+        """Run a play-changing action, render, and record action → patch applied in the page (ms).
+
+        The timings travel in the next patch to ``#perf`` (read by bench/browser.py)."""
+        t0 = time.perf_counter()
+        action()
+        if self.ts is not None:
+            self.patch["ts"] = self.ts  # the page measures DOM event → patch applied
+        self.patch["perf"] = [
+            json.dumps([round(x, 3) for x in self.preview_ms[-100:]]),
+            json.dumps([round(x, 3) for x in self.state.preview_ms[-100:]]),
+        ]
+        self.render()
+        self.preview_ms.append((time.perf_counter() - t0) * 1000)
+        del self.preview_ms[:-200]
+
+    # -- UI events (one JSON string each, from the bootstrap) --------------------------------------------
+    def on_ui(self, text: str) -> None:
+        try:
+            d = json.loads(str(text))
+            kind = d.get("t")
+            self.ts = d.get("ts")
+            if kind == "click":
+                self.on_click(d)
+            elif kind == "key":
+                self.on_key(d)
+            elif kind == "bind":
+                self.on_bind(d)
+            elif kind == "drop":
+                self.on_drop(d)
+            elif kind == "nav":
+                self.path = "/" + str(js.URL.new(str(window.location.href)).pathname)[len(self.base) :]
+                self.route()
+        except Exception as err:
+            js.console.error(f"lexio ui error: {err!r}")
+
+    def on_click(self, d: dict[str, Any]) -> None:
+        s = self.state
+        if d.get("name") is not None:
+            s.name = str(d["name"]).strip()[:20]
+        act, arg = d.get("act"), d.get("arg")
+        if act:
+            self.do(str(act), None if arg is None else str(arg), d)
+        elif d.get("rack") is not None:
+            self.timed(lambda: s.click_rack(int(d["rack"])))
+        elif d.get("sq"):
+            self.patch["focus"] = "board"
+            self.timed(lambda: s.click_square(str(d["sq"])))
+
+    def do(self, act: str, arg: str | None, d: dict[str, Any]) -> None:
+        s = self.state
+        if act == "lang" and arg:
+            s.lang = arg
+            self.tr = Translator(arg)
+            self.store("lexio:lang", arg)
+            self.patch["lang"] = arg
+        elif act == "home":
+            self.go_home()
+            return
+        elif act == "refresh":
+            self.spawn(self.refresh_tables())
+        elif act == "create":
+            self.store("lexio:name", s.name)
+            self.spawn(self.create_table())
+        elif act == "rematch":
+            self.spawn(self.create_table(rematch=True))
+            return
+        elif act == "join" and arg:
+            self.store("lexio:name", s.name)
+            self.go_table(arg)
+            return
+        elif act == "join-link":
+            self.store("lexio:name", s.name)
+            raw = str(d.get("link") or "").strip()
+            table = raw.rstrip("/").split("/t/")[-1].split("?")[0].split("/")[-1]
+            if table:
+                self.go_table(table)
+                return
+            s.notice = ("bad_link", {})
+        elif act == "copy-link":
+            self.patch["copy"] = self.share_link()
+            s.notice = ("copied", {})
+        elif act == "start":
+            s.send({"type": "start"})
+        elif act == "add-bot":
+            s.send({"type": "add_bot", "level": s.bot_level})
+        elif act == "leave":
+            s.send({"type": "leave"})
+            self.flush()
+            if s.table_id:
+                self.store("lexio:" + s.table_id, None)
+            self.go_home()
+            return
+        elif act == "submit":
+            s.submit()
+        elif act == "recall":
+            self.timed(s.recall_all)
+            return
+        elif act == "shuffle":
+            s.shuffle()
+        elif act == "direction":
+            s.across = not s.across
+            self.patch["focus"] = "board"
+        elif act in ("swap", "pass"):
+            s.open_dialog(act)
+        elif act == "dialog-cancel":
+            s.close_dialog()
+            self.patch["focus"] = "board"
+        elif act == "dialog-confirm":
+            s.confirm_dialog()
+            self.patch["focus"] = "board"
+        elif act == "blank-letter" and arg:
+            self.patch["focus"] = "board"
+            self.timed(lambda: s.choose_blank(arg))
+            return
+        self.flush()
+        self.render()
+
+    def on_bind(self, d: dict[str, Any]) -> None:
+        s = self.state
+        bind, value = str(d.get("bind")), str(d.get("value", ""))
+        if bind == "name":
+            s.name = value[:20]
+            if d.get("type") == "change":
+                self.store("lexio:name", s.name.strip())
+                if self.pending_link and s.valid_name():
+                    table, self.pending_link = self.pending_link, None
+                    self.go_table(table)
+                self.send_patch()
+            return  # no re-render while typing (keeps the caret)
+        if bind == "turn_seconds":
+            s.turn_seconds = int(value)
+        elif bind == "public":
+            s.public = bool(d.get("checked"))
+        elif bind == "bot_level":
+            s.bot_level = value
+
+    def on_key(self, d: dict[str, Any]) -> None:
+        s = self.state
+        key = str(d.get("key", ""))
+        self.timed(lambda: s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl"))))
+        self.flush()
+        if not s.dialog and s.screen == "table":
+            self.patch["focus"] = "board"
+            self.send_patch()
+
+    def on_drop(self, d: dict[str, Any]) -> None:
+        s = self.state
+
+        def act() -> None:
+            from_rack, from_sq, to_sq, to_rack = (
+                d.get("from_rack"),
+                d.get("from_sq"),
+                d.get("to_sq"),
+                d.get("to_rack"),
+            )
+            if from_sq:
+                p = s.pending_at(from_sq)
+                if p is None:
+                    return
+                s.take_back(from_sq)
+                if to_sq:
+                    s.place(p.rack_index, to_sq, p.letter if p.blank else None)
+                return
+            if from_rack is None:
+                return
+            idx = int(from_rack)
+            if to_sq:
+                s.place(idx, to_sq)
+            elif to_rack is not None:
+                s.move_rack_tile(idx, None if to_rack == "end" else int(to_rack))
+
+        self.timed(act)
+
+    # -- demo (offline, engine only: bench/browser.py and screenshots) ------------------------------------
+    def start_demo(self, level: str) -> None:
+        from app.demo import demo_snapshot
+
+        s = self.state
+        s.demo = True
+        s.table_id = "demo"
+        s.on_frame(demo_snapshot(local_now(), int(level) if level.isdigit() else 1), local_now())
+        self.render()
+
+    # -- start -------------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        window.lexioAttach()  # from now on, patches posted by this worker are applied
+        await self.load_config()
+        js.setInterval(create_proxy(self.tick), 250)
+        if self.stored_lang is None:
+            self.patch["lang"] = self.state.lang
+        demo = self.params.get("demo")
+        if not _is_null(demo):
+            self.start_demo(str(demo))
+        else:
+            self.route()
+        self.patch["ready"] = 1
+        BOOT["ready"] = float(js.performance.now())
+        self.patch["boot"] = json.dumps(BOOT)
+        self.send_patch()
+        window.lexioFlush()
+
+
+APP = App()
+APP.spawn(APP.start())
