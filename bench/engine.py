@@ -2,7 +2,7 @@
 
 Prints a human header, then one line per figure: ``name<TAB>value<TAB>unit`` (medians; bench/run_all.py
 collects them). The games come from tests/engine/golden/ (scripted Lexio games, replayed through the engine
-with their seeded bag) and from the classic corpus (/work/shared/corpus/gcg-classic, when present).
+with their seeded bag) and from the classic corpus (tests/engine/corpus/gcg-classic).
 Target: <= 30 us per move for ``analyse`` in CPython. Runs in well under 30 s.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import platform
 import random
 import statistics
@@ -44,8 +43,7 @@ from engine.notation import format_move, parse_move  # noqa: E402
 from engine.scoring import analyse  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "engine" / "golden"
-# shared/ lies beside the checkout (here and in CI); LEXIO_SHARED overrides.
-CORPUS = Path(os.environ.get("LEXIO_SHARED", ROOT.parent / "shared")) / "corpus" / "gcg-classic"
+CORPUS = ROOT / "tests" / "engine" / "corpus" / "gcg-classic"
 TIMEOUT_NOTE = "time ran out: the table passed"
 
 

@@ -36,7 +36,7 @@ from engine import (
 )
 from engine.errors import ShapeError
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 T0 = 1_764_000_000_000  # an arbitrary epoch-ms "now" for hand-built games
 
 

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 import pytest
-from engine_testkit import SHARED
+from engine_testkit import DOCS
 
 from engine import Board, Kind, Place, Tile, analyse, get_variant, parse_move
 from engine.errors import BadSetting, Occupied, OffBoard, UnknownVariant, Wall
@@ -105,9 +105,7 @@ def test_the_first_word_of_the_game_reaches_no_square_that_pays() -> None:
 
 
 def test_layout_is_exactly_the_picture_of_decisions_md() -> None:
-    decisions = SHARED / "design" / "decisions.md"
-    if not decisions.exists():
-        pytest.skip("shared/design/decisions.md is not beside this checkout")
+    decisions = DOCS / "decisions.md"
     block = decisions.read_text(encoding="utf-8").split("```")[1]
     rows = [line.split()[1:] for line in block.splitlines() if re.match(r"^\s*\d+\s", line)]
     assert "".join("".join(r) + "\n" for r in rows) == LEXIO.layout

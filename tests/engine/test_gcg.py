@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -12,12 +11,8 @@ from hypothesis import strategies as st
 from engine.errors import BadNotation
 from engine.gcg import GcgMove, GcgNote, GcgPlayer, GcgPragma, GcgRecord, format_gcg, parse_gcg
 
-# shared/ lies beside the checkout (here and in CI); LEXIO_SHARED overrides.
-CORPUS = (
-    Path(os.environ.get("LEXIO_SHARED", Path(__file__).resolve().parents[3] / "shared"))
-    / "corpus"
-    / "gcg-classic"
-)
+# The nine real classic games, copied from shared/corpus/ so the checkout tests itself.
+CORPUS = Path(__file__).resolve().parent / "corpus" / "gcg-classic"
 CORPUS_FILES = sorted(CORPUS.glob("*.gcg"))
 
 EVERY_FORM = """\

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +13,7 @@ from engine.moves import Place
 from engine.scoring import WordScore
 
 ROOT = Path(__file__).resolve().parents[2]
-# shared/ lies beside the checkout (here and in CI); LEXIO_SHARED overrides.
-CORPUS = Path(os.environ.get("LEXIO_SHARED", ROOT.parent / "shared")) / "corpus" / "gcg-classic"
+CORPUS = ROOT / "tests" / "engine" / "corpus" / "gcg-classic"
 CORPUS_FILES = sorted(CORPUS.glob("*.gcg"))
 
 
