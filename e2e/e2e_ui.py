@@ -1,0 +1,313 @@
+"""End-to-end helpers: the relay subprocess, one player's browser context, UI actions, table picking.
+
+A module with a unique name (not conftest.py) so the tests can import it when pytest also collects tests/."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from e2e_plan import Planner, features
+from playwright.sync_api import BrowserContext, Page, Route, expect
+
+import engine
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "web" / "dist"
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM = os.environ.get("LEXIO_CHROMIUM", "/usr/lib/chromium/chromium")
+SEED = 20261130
+# Pyodide boots in each context (no shared cache between contexts): allow for a loaded 2-core machine.
+BOOT_MS = 90_000
+expect.set_options(timeout=20_000)
+
+
+# -- relay -----------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Relay:
+    """One ``python -m relay serve`` subprocess; ``start`` again after ``kill9`` keeps port and database."""
+
+    db: Path
+    words: Path
+    log: Path
+    static: Path
+    port: int = field(default_factory=free_port)
+    grace: float = 4.0
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        cmd = [
+            sys.executable,
+            "-m",
+            "relay",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--db",
+            str(self.db),
+            "--static",
+            str(self.static),
+            "--lexicon",
+            str(self.words),
+            "--test-seed",
+            str(SEED),
+            "--allow-test-seed",
+            "--grace-seconds",
+            str(self.grace),
+            "--bot-delay-seconds",
+            "0.2,0.4",
+            # Tests pick tables whose seeded deal suits them: many creations from one address.
+            "--create-burst",
+            "1000",
+            "--create-per-second",
+            "100",
+        ]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
+        env["LEXIO_LEXICON_CACHE"] = str(self.db.parent / "cache")
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"relay exited {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"relay did not answer /healthz: {self.log.read_text()[-2000:]}")
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+    def create_table(self, turn_seconds: int = 120, public: bool = False) -> str:
+
+        req = urllib.request.Request(
+            self.url + "/api/tables",
+            data=json.dumps({"turn_seconds": turn_seconds, "public": public}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return str(json.loads(r.read())["id"])
+
+    def gcg(self, table_id: str) -> str:
+        with urllib.request.urlopen(f"{self.url}/api/tables/{table_id}/gcg", timeout=5) as r:
+            return str(r.read().decode())
+
+
+# -- players ---------------------------------------------------------------------------------------
+@dataclass
+class Guard:
+    """Records every request a page makes to a host other than 127.0.0.1."""
+
+    violations: list[str] = field(default_factory=list)
+
+    def route(self, route: Route) -> None:
+        url = route.request.url
+        if self.allowed(url):
+            route.fallback()
+        else:
+            self.violations.append(url)
+            route.abort("blockedbyclient")
+
+    def allowed(self, url: str) -> bool:
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob", "about"):
+            return True
+        return parts.hostname == "127.0.0.1"
+
+
+class Player:
+    """One person: a browser context and its page, driven through the UI only."""
+
+    def __init__(self, name: str, context: BrowserContext, base: str, guard: Guard) -> None:
+        self.name = name
+        self.context = context
+        self.guard = guard
+        self.base = base
+        self.page: Page = context.new_page()
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    # navigation
+    def open(self, path: str = "/") -> None:
+        self.page.goto(self.base + path)
+        self.page.wait_for_selector("html.ready", state="attached", timeout=BOOT_MS)
+
+    def reopen(self, url: str) -> None:
+        """A new page in the same context (same localStorage: the seat token) on ``url``."""
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(url)
+        self.page.wait_for_selector("html.ready", state="attached", timeout=BOOT_MS)
+
+    def table_url(self) -> str:
+        return self.page.url
+
+    def table_id(self) -> str:
+        m = re.search(r"/t/([^/?#]+)", self.page.url)
+        assert m, self.page.url
+        return str(m.group(1))
+
+    # reading the screen
+    def rack(self) -> str:
+        return "".join(self.page.locator("#rack [data-testid=rack-tile] b").all_inner_texts())
+
+    def wait_my_turn(self, timeout: float = 20_000) -> None:
+        expect(self.page.get_by_test_id("turn")).to_contain_text("Your turn", timeout=timeout)
+
+    def scores(self) -> list[int]:
+        return [int(x) for x in self.page.get_by_test_id("player-score").all_inner_texts()]
+
+    def journal(self) -> list[str]:
+        return self.page.locator("[data-testid=journal] li").all_inner_texts()
+
+    def reserve_text(self) -> str:
+        return self.page.get_by_test_id("reserve").inner_text()
+
+    def shot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path))
+        return path
+
+    # acting with the mouse
+    def place(self, tiles: list[tuple[str, str, bool]]) -> None:
+        """Put tiles (square, letter, blank) on the board: click a rack tile, then its square."""
+        for sq, letter, blank in tiles:
+            want = "?" if blank else letter.upper()
+            tile = (
+                self.page.locator("#rack [data-testid=rack-tile]")
+                .filter(has=self.page.locator("b", has_text=re.compile(f"^{re.escape(want)}$")))
+                .first
+            )
+            tile.click()
+            self.page.locator(f"#sq-{sq}").click()
+            if blank:
+                self.page.locator(f"#blank-dialog [data-act=blank-letter][data-arg={letter.upper()}]").click()
+            expect(self.page.locator(f"#sq-{sq}.has-pending")).to_have_count(1)
+
+    def submit(self) -> None:
+        self.page.locator("#btn-submit").click()
+
+    def pass_turn(self) -> None:
+        self.page.locator("#btn-pass").click()
+        self.page.locator("#pass-dialog #dialog-confirm").click()
+
+    def swap(self, letters: str) -> None:
+        self.page.locator("#btn-swap").click()
+        dialog = self.page.locator("#swap-dialog")
+        taken: set[int] = set()
+        buttons = dialog.locator("[data-testid=swap-tile]")
+        expect(buttons).to_have_count(len(self.rack()))
+        texts = buttons.all_inner_texts()
+        for ch in letters:
+            i = next(i for i, t in enumerate(texts) if t.strip() == ch and i not in taken)
+            taken.add(i)
+            buttons.nth(i).click()
+        expect(dialog.locator("[data-testid=swap-tile][aria-pressed=true]")).to_have_count(len(letters))
+        dialog.locator("#dialog-confirm").click()
+
+
+# -- game set-up and moves, through the UI ---------------------------------------------------------
+def seat(people: list[Player], relay_url: str, table_id: str, *, start: bool = True) -> None:
+    """Each person opens the table link in turn (arrival order = list order); the first one starts."""
+    for i, p in enumerate(people):
+        p.open(f"/t/{table_id}")
+        if i < 3:
+            expect(people[0].page.locator("#seat-list li")).to_have_count(i + 1)
+    if start and len(people) < 4:
+        people[0].page.locator("#start-game").click()
+    for p in people:
+        expect(p.page.get_by_test_id("turn")).to_be_visible()
+
+
+def last_journal_line(p: Player) -> str:
+    return p.page.locator("[data-testid=journal] li").first.inner_text()
+
+
+PLACED_RE = re.compile(r"^(?P<name>.+): (?P<words>.+) \(\+(?P<score>\d+)\)$")
+
+
+def place_and_submit(
+    p: Player, move: Any, watchers: list[Player], shot: str | None = None
+) -> tuple[int, int]:
+    """Make ``move`` (an engine Place) with the mouse; return (preview total, score the journal shows)."""
+    p.wait_my_turn()
+    p.place([(t.square, t.letter, t.blank) for t in move.tiles])
+    total = int(p.page.get_by_test_id("preview-total").inner_text().split()[0])
+    if shot:
+        path = p.shot(shot)
+        if os.environ.get("LEXIO_UPDATE_SCREENSHOT") == "1":
+            # The README's picture (docs/screenshot.png): a game in progress, a play previewed.
+            shutil.copyfile(path, ROOT / "docs" / "screenshot.png")
+    before = len(p.journal())
+    p.submit()
+    expect(p.page.locator("[data-testid=journal] li")).to_have_count(before + 1)
+    line = last_journal_line(p)
+    m = PLACED_RE.match(line)
+    assert m, f"expected a placement in the log, got {line!r} (error: {error_text(p)!r})"
+    for w in watchers:
+        expect(w.page.locator("[data-testid=journal] li").first).to_have_text(line)
+    return total, int(m.group("score"))
+
+
+def error_text(p: Player) -> str:
+    loc = p.page.locator("[data-testid=error], [data-testid=rejected]")
+    return " | ".join(loc.all_inner_texts())
+
+
+def pick_table(
+    relay: Relay, planner: Planner, names: list[str], want: Any, tries: int = 200
+) -> tuple[str, Any]:
+    """Create private tables until the seeded deal of one suits ``want(state)`` (returns a truthy plan)."""
+    for _ in range(tries):
+        table_id = relay.create_table()
+        st = planner.deal(SEED, table_id, names, 120)
+        plan = want(st)
+        if plan:
+            return table_id, plan
+    raise AssertionError(f"no seeded deal in {tries} tables suits the test")
+
+
+def best(planner: Planner, st: engine.GameState, *, blanks: bool = True) -> engine.Place:
+    moves = [m for m in planner.moves(st) if blanks or not any(t.blank for t in m.tiles)]
+    assert moves, "the planner found no play"
+    return max(moves, key=lambda m: (features(st, m)["total"], -len(m.tiles)))
