@@ -7,8 +7,8 @@ opened in ``cleanup_ctx`` (so they close in reverse order) and reachable through
 from __future__ import annotations
 
 import gc
-import json
 import logging
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -122,7 +122,8 @@ async def create_table(request: web.Request) -> web.Response:
         return _error(429, "rate_limited", "too many tables created from this address; try again shortly")
     try:
         body = await request.json() if request.can_read_body else {}
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):
+        # ValueError: bad JSON, bad UTF-8, or an integer past Python's digit limit; RecursionError: nesting.
         return _error(400, "bad_request", "body must be a JSON object")
     if not isinstance(body, dict):
         return _error(400, "bad_request", "body must be a JSON object")
@@ -144,8 +145,15 @@ async def create_table(request: web.Request) -> web.Response:
         return _error(400, err.code, err.message)
     except engine.LexioError as err:
         return _error(400, err.code, err.message)
+    except sqlite3.Error:
+        log.exception("cannot journal a new table")
+        return _error(503, "journal_unavailable", "the relay cannot write its journal; try again later")
     path = f"/t/{table.id}"
-    link = str(request.url.with_path(path).with_query(None))
+    if config.public_url is not None:
+        # Behind a reverse proxy the request says http://127.0.0.1:8080; players need the public address.
+        link = config.public_url + path
+    else:
+        link = str(request.url.with_path(path).with_query(None))
     return web.json_response(
         {"id": table.id, "link": link, "path": path, "ws": f"/ws/{table.id}"}, status=201
     )
@@ -217,13 +225,18 @@ async def metrics(request: web.Request) -> web.Response:
     )
 
 
-def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
-    """Same host as the request, or listed with --allow-origin. No Origin: not a browser, allowed."""
+def origin_allowed(request: web.Request, allowed: tuple[str, ...], public_origin: str | None = None) -> bool:
+    """Same host as the request, the --public-url's origin, or listed with --allow-origin.
+
+    No Origin: not a browser, allowed.
+    """
     origin = request.headers.get("Origin")
     if origin is None:
         return True
     origin = origin.rstrip("/")
     if origin in allowed or "*" in allowed:
+        return True
+    if public_origin is not None and origin.lower() == public_origin:
         return True
     parts = urlsplit(origin)
     if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -238,7 +251,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     if table is None:
         # Finished games are readable through HTTP; live sockets only for live tables.
         return _error(404, "table_not_found", "no such table")
-    if not origin_allowed(request, config.allow_origins):
+    if not origin_allowed(request, config.allow_origins, config.public_origin):
         return _error(403, "bad_origin", "this Origin may not open a game socket")
     # No permessage-deflate: frames are small, and a zlib context per socket costs more CPU and memory
     # than it saves bandwidth.
@@ -343,6 +356,12 @@ def _seat(conn: Conn) -> int:
     return conn.seat
 
 
+def _bot_name(table: Table) -> str:
+    # Read under the lock; a person may already sit as "Robot 1", and names must be unique at a table.
+    taken = {s.name.casefold() for s in table.state.seats}
+    return next(f"Robot {n}" for n in range(1, 6) if f"robot {n}" not in taken)
+
+
 def _tile(t: TileIn) -> Any:
     letter = t.letter
     if t.blank and letter in ("", "?"):
@@ -390,9 +409,7 @@ async def dispatch(referee: Referee, table: Table, conn: Conn, m: ClientMessage,
         if seat != 0:
             raise _Refusal(m.id, "not_first_seat", "only the first seat may add a computer player")
         level = m.level or "medium"
-        bots = sum(1 for s in table.state.seats if s.bot)
-        name = f"Robot {bots + 1}"
-        command = lambda t: [engine.Join(name, bot=level)]  # noqa: E731
+        command = lambda t: [engine.Join(_bot_name(t), bot=level)]  # noqa: E731
     elif m.type == "place":
         tiles = tuple(_tile(t) for t in m.tiles)
         command = lambda t: [engine.Play(_seat(conn), engine.Place(tiles))]  # noqa: E731

@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 MIN_TURN_SECONDS = 30
 MAX_TURN_SECONDS = 600
@@ -44,6 +45,10 @@ class Config:
     lexicon_cache: Path | None = None
     # NORMAL survives a killed relay (kill -9); FULL also an OS crash or power cut (an fsync per commit).
     db_synchronous_full: bool = False
+    # The address players reach the relay at (behind a TLS reverse proxy: https://lexio.example.org). Table
+    # links are built from it instead of the request's own scheme and host, and its origin may open sockets.
+    # Forwarded headers (X-Forwarded-Proto/Host) are never trusted: any client can send them.
+    public_url: str | None = None
 
     def __post_init__(self) -> None:
         if not MIN_TURN_SECONDS <= self.turn_seconds <= MAX_TURN_SECONDS:
@@ -54,6 +59,29 @@ class Config:
             raise ConfigError(f"--grace-seconds {self.grace_seconds}: must be >= 0")
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"--port {self.port}: must be 0-65535")
+        if self.public_url is not None:
+            parts = urlsplit(self.public_url)
+            if (
+                parts.scheme not in ("http", "https")
+                or not parts.hostname
+                or parts.query
+                or parts.fragment
+                or parts.username
+                or parts.password
+            ):
+                raise ConfigError(
+                    f"--public-url {self.public_url!r}: expected http(s)://host[:port][/prefix], "
+                    "e.g. https://lexio.example.org"
+                )
+            object.__setattr__(self, "public_url", self.public_url.rstrip("/"))
+
+    @property
+    def public_origin(self) -> str | None:
+        """``scheme://host[:port]`` of ``public_url`` (what a browser sends as ``Origin``), or None."""
+        if self.public_url is None:
+            return None
+        parts = urlsplit(self.public_url)
+        return f"{parts.scheme}://{parts.netloc}".lower()
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -68,9 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lexio", description="Lexio relay server")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the relay (HTTP + WebSocket)")
+    # Env values are string defaults: argparse converts them with each flag's `type`, so a bad LEXIO_PORT
+    # is a usage error naming --port (exit 2), not a traceback.
     e = os.environ.get
     serve.add_argument("--host", default=e("LEXIO_HOST", "127.0.0.1"), help="bind address [LEXIO_HOST]")
-    serve.add_argument("--port", type=int, default=int(e("LEXIO_PORT", "8080")), help="port [LEXIO_PORT]")
+    serve.add_argument("--port", type=int, default=e("LEXIO_PORT", "8080"), help="port [LEXIO_PORT]")
     serve.add_argument(
         "--db", default=e("LEXIO_DB", "var/lexio.sqlite3"), help="SQLite journal file [LEXIO_DB]"
     )
@@ -83,19 +113,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--turn-seconds",
         type=int,
-        default=int(e("LEXIO_TURN_SECONDS", "120")),
+        default=e("LEXIO_TURN_SECONDS", "120"),
         help="default turn time, 30-600 [LEXIO_TURN_SECONDS]",
     )
     serve.add_argument(
         "--grace-seconds",
         type=float,
-        default=float(e("LEXIO_GRACE_SECONDS", "10")),
+        default=e("LEXIO_GRACE_SECONDS", "10"),
         help="disconnect grace on turn [LEXIO_GRACE_SECONDS]",
     )
     serve.add_argument(
         "--waiting-grace-seconds",
         type=float,
-        default=float(e("LEXIO_WAITING_GRACE_SECONDS", "120")),
+        default=e("LEXIO_WAITING_GRACE_SECONDS", "120"),
         help="before the start, free a seat disconnected this long [LEXIO_WAITING_GRACE_SECONDS]",
     )
     serve.add_argument(
@@ -105,13 +135,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="extra allowed WebSocket Origin, repeatable [LEXIO_ALLOW_ORIGIN, comma-separated]",
     )
     serve.add_argument(
+        "--public-url",
+        default=e("LEXIO_PUBLIC_URL") or None,
+        metavar="URL",
+        help="the address players use, e.g. https://lexio.example.org behind a TLS reverse proxy: "
+        "table links are built from it (else from the request, so http:// behind a proxy) and its "
+        "origin may open game sockets [LEXIO_PUBLIC_URL]",
+    )
+    serve.add_argument(
         "--log-json", action="store_true", default=_truthy(e("LEXIO_LOG_JSON")), help="JSON-lines logs"
     )
     serve.add_argument("--log-level", default=e("LEXIO_LOG_LEVEL", "INFO"))
     serve.add_argument(
         "--test-seed",
         type=int,
-        default=int(e("LEXIO_TEST_SEED", "")) if e("LEXIO_TEST_SEED") else None,
+        default=e("LEXIO_TEST_SEED") or None,
         help="TESTS ONLY: deterministic bag; needs --allow-test-seed [LEXIO_TEST_SEED]",
     )
     serve.add_argument(
@@ -121,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="permit --test-seed [LEXIO_ALLOW_TEST_SEED=1]",
     )
     serve.add_argument(
-        "--tick-seconds", type=float, default=float(e("LEXIO_TICK_SECONDS", "0.2")), help=argparse.SUPPRESS
+        "--tick-seconds", type=float, default=e("LEXIO_TICK_SECONDS", "0.2"), help=argparse.SUPPRESS
     )
     serve.add_argument(
         "--bot-delay-seconds",
@@ -137,13 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--create-burst",
         type=float,
-        default=float(e("LEXIO_CREATE_BURST", "30")),
+        default=e("LEXIO_CREATE_BURST", "30"),
         help="tables one address may create at once [LEXIO_CREATE_BURST]",
     )
     serve.add_argument(
         "--create-per-second",
         type=float,
-        default=float(e("LEXIO_CREATE_PER_SECOND", "0.5")),
+        default=e("LEXIO_CREATE_PER_SECOND", "0.5"),
         help="sustained table creations per second per address [LEXIO_CREATE_PER_SECOND]",
     )
     return parser
@@ -151,7 +189,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def config_from_args(argv: Sequence[str] | None = None) -> Config:
     """Parse ``lexio serve ...`` flags (env vars are the defaults). Raises ConfigError for a bad setting."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.db_synchronous not in ("normal", "full"):  # argparse checks choices of flags, not of defaults
+        raise ConfigError(f"LEXIO_DB_SYNCHRONOUS {args.db_synchronous!r}: must be normal or full")
     if args.test_seed is not None and not args.allow_test_seed:
         raise ConfigError(
             "--test-seed/LEXIO_TEST_SEED makes the bag predictable and is for tests only: "
@@ -184,4 +225,5 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
         create_burst=args.create_burst,
         create_per_second=args.create_per_second,
         db_synchronous_full=args.db_synchronous == "full",
+        public_url=args.public_url,
     )

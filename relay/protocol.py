@@ -86,6 +86,10 @@ def parse_frame(text: str) -> ClientMessage:
         raise ProtocolError("bad_json", "frame is not valid JSON") from exc
     if not isinstance(obj, dict):
         raise ProtocolError("bad_json", "frame must be a JSON object")
+    if "\\u" in text and _has_lone_surrogate(obj):
+        # JSON may escape half of a UTF-16 pair (backslash-ud800): not text, and any echo of it (an id, a name
+        # an error) could not be encoded into the reply frame.
+        raise ProtocolError("bad_json", "frame holds an unpaired UTF-16 surrogate escape")
     raw_id = obj.get("id")
     msg_id: str | None = None
     if raw_id is not None:
@@ -112,6 +116,12 @@ def parse_frame(text: str) -> ClientMessage:
             raise _bad("name", "a join needs exactly one of 'name' or 'token'", msg_id)
         if has_name:
             # Length and content are the engine's rule (bad_name); this only bounds the frame.
+            name = obj["name"]
+            if isinstance(name, str) and len(name) > MAX_NAME:
+                # Same code as the engine's own length rule, so the client shows one message for both.
+                raise ProtocolError(
+                    "bad_name", f"name is longer than {MAX_NAME} characters", msg_id=msg_id, field="name"
+                )
             return ClientMessage(kind, msg_id, name=_str(obj, "name", MAX_NAME, msg_id))
         return ClientMessage(kind, msg_id, token=_str(obj, "token", MAX_TOKEN, msg_id))
     if kind == "add_bot":
@@ -138,6 +148,16 @@ def parse_frame(text: str) -> ClientMessage:
             raise _bad("since", "must be a non-negative integer", msg_id)
         return ClientMessage(kind, msg_id, since=since)
     return ClientMessage(kind, msg_id)
+
+
+def _has_lone_surrogate(obj: object) -> bool:
+    if isinstance(obj, str):
+        return any("\ud800" <= ch <= "\udfff" for ch in obj)
+    if isinstance(obj, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in obj.items())
+    if isinstance(obj, list):
+        return any(_has_lone_surrogate(v) for v in obj)
+    return False
 
 
 def _tile(obj: object, index: int, msg_id: str | None) -> TileIn:

@@ -99,7 +99,10 @@ class Store:
     def create_table(
         self, table_id: str, *, created_ms: int, public: bool, status: str, events: Sequence[dict[str, Any]]
     ) -> None:
-        """Insert a table and its first events (seq 1..n) in one transaction. Raises StoreError on a clash."""
+        """Insert a table and its first events (seq 1..n) in one transaction.
+
+        Raises StoreError on a clash, sqlite3.Error on I/O failure (disk full, locked): nothing written.
+        """
         try:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
@@ -112,8 +115,12 @@ class Store:
             )
             self._db.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
-            self._db.execute("ROLLBACK")
+            self._rollback()
             raise StoreError(f"table {table_id} already exists") from exc
+        except BaseException:
+            # Too big, locked, I/O error...: a transaction left open would make every later BEGIN fail.
+            self._rollback()
+            raise
 
     def append(
         self,
@@ -141,12 +148,19 @@ class Store:
                 )
             self._db.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
-            self._db.execute("ROLLBACK")
+            self._rollback()
             raise StoreError(f"table {table_id}: seq {first_seq} already journaled") from exc
-        except sqlite3.Error:
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
+        # After some errors (SQLITE_FULL, IOERR) SQLite has already rolled back: ROLLBACK would then fail.
+        try:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
-            raise
+        except sqlite3.Error:
+            pass
 
     def table(self, table_id: str) -> TableRow | None:
         row = self._db.execute(

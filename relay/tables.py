@@ -96,7 +96,13 @@ class Conn:
             while self.pending:
                 # Frames are few per burst (one action's events + ack), so a list beats a deque's blocks.
                 frame = self.pending.pop(0)
-                await self.ws.send_str(frame)
+                try:
+                    await self.ws.send_str(frame)
+                except (ConnectionError, RuntimeError):
+                    raise
+                except Exception:
+                    # One frame that cannot go out (a bug) must not strand the frames queued after it.
+                    log.exception("cannot send a frame", extra={"fields": {"peer": self.peer}})
         except (ConnectionError, RuntimeError):
             self.pending.clear()
         finally:
@@ -265,10 +271,11 @@ class Referee:
     def create_table(self, *, turn_seconds: int, public: bool, variant: str = "lexio") -> Table:
         """Create and journal a new table. Raises RelayError bad_turn_seconds, engine.LexioError."""
         if not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
+            shown = str(turn_seconds) if abs(turn_seconds) < 10**9 else "a huge number"
             raise RelayError(
                 "bad_turn_seconds",
-                f"turn_seconds must be {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS}, got {turn_seconds}",
-                turn_seconds=turn_seconds,
+                f"turn_seconds must be {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS}, got {shown}",
+                turn_seconds=shown,
             )
         now = self.now_ms()
         table_id = secrets.token_urlsafe(16)
@@ -365,16 +372,20 @@ class Referee:
         """Fire every due deadline: turn timeouts, disconnect grace, freeing seats left before the start."""
         now = self.now_ms()
         for table in list(self.tables.values()):
-            if table.status == "playing" and self._due(table, now):
-                await self.run(
-                    table,
-                    None,
-                    lambda t: [engine.TimeoutPass(t.state.turn)],
-                    kind="timeout",
-                    check=lambda t: self._due(t, self.now_ms()),
-                )
-            elif table.status == "waiting" and table.away_since:
-                await self._free_abandoned_seat(table, now)
+            try:
+                if table.status == "playing" and self._due(table, now):
+                    await self.run(
+                        table,
+                        None,
+                        _timeout_pass,
+                        kind="timeout",
+                        check=lambda t: self._due(t, self.now_ms()),
+                    )
+                elif table.status == "waiting" and table.away_since:
+                    await self._free_abandoned_seat(table, now)
+            except Exception:
+                # One table whose journal refuses a commit must not hold up every other table's clock.
+                log.exception("timer action failed", extra={"fields": {"table": table.id}})
         if now - self._last_gc >= 60_000:
             self._last_gc = now
             self._collect(now)
@@ -431,67 +442,85 @@ class Referee:
         async with table.lock:
             if check is not None and not check(table):
                 return []
-            now = self.now_ms()
-            state = table.state
-            events: list[Any] = []
-            try:
-                for command in commands(table):
-                    new = engine.decide(state, command, now_ms=now, rng=table.rng, lexicon=self.lexicon)
-                    for ev in new:
-                        state = engine.apply(state, ev)
-                    events.extend(new)
-                    # A full table starts by itself even if the engine leaves it to the relay.
-                    if (
-                        isinstance(command, engine.Join)
-                        and state.status == "waiting"
-                        and len(state.seats) >= 4
-                    ):
-                        more = engine.decide(
-                            state, engine.Start(0), now_ms=now, rng=table.rng, lexicon=self.lexicon
-                        )
-                        for ev in more:
-                            state = engine.apply(state, ev)
-                        events.extend(more)
-            except engine.LexioError as err:
-                self._refuse(table, conn, msg_id, err.code, err.message, dict(err.params), now, t0)
-                return []
-            except RelayError as rerr:
-                self._refuse(table, conn, msg_id, rerr.code, rerr.message, dict(rerr.params), now, t0)
-                return []
-            if not events:
-                return []
-            rows: list[tuple[dict[str, Any], str | None]] = []
-            for ev in events:
-                th = hash_token(new_token) if new_token and type(ev).__name__ == "SeatJoined" else None
-                rows.append((engine.event_to_dict(ev), th))
-            first_seq = int(table.state.version) + 1
-            changed = str(state.status) if state.status != table.state.status else None
-            self.store.append(table.id, first_seq, rows, status=changed, now_ms=now)
-            old_state = table.state
-            table.state = state
-            for ev, (_, th) in zip(events, rows, strict=True):
-                self._track(table, old_state, ev, th, conn)
-            self.metrics.events += len(events)
-            self.metrics.actions[kind] += 1
-            # A joining connection gets welcome + snapshot (which hold these events) instead.
-            joining = conn if new_token is not None else None
-            self._broadcast(table, events, first_seq, now, skip=joining)
-            if joining is None:
-                self._answer(table, conn, msg_id, events, now, t0)
-            else:
-                self._latency(t0)
-            log_event(
-                "action",
-                table=table.id,
-                kind=kind,
-                seat=conn.seat if conn is not None else getattr(events[0], "seat", None),
-                events=",".join(type(e).__name__ for e in events),
-                seq=int(state.version),
+            if kind != "timeout" and table.status == "playing" and self._due(table, self.now_ms()):
+                # The turn ran out before this action was read (the sweeper ticks every 0.2 s): the clock
+                # is the referee, so the table passes on time first and the action meets the new turn.
+                self._step(table, None, _timeout_pass, kind="timeout")
+            return self._step(
+                table, conn, commands, kind=kind, msg_id=msg_id, new_token=new_token, t0=t0, after=after
             )
-            if after is not None:
-                after()  # still under the lock: nothing can reach the table in between
-            self._schedule_bot(table)
-            return events
+
+    def _step(
+        self,
+        table: Table,
+        conn: Conn | None,
+        commands: Callable[[Table], Sequence[Any]],
+        *,
+        kind: str,
+        msg_id: str | None = None,
+        new_token: str | None = None,
+        t0: float | None = None,
+        after: Callable[[], None] | None = None,
+    ) -> list[Any]:
+        """The body of :meth:`run`; the caller holds the table's lock. Raises sqlite3.Error / StoreError
+        (journal failure: nothing was folded, sent or acknowledged)."""
+        now = self.now_ms()
+        state = table.state
+        events: list[Any] = []
+        try:
+            for command in commands(table):
+                new = engine.decide(state, command, now_ms=now, rng=table.rng, lexicon=self.lexicon)
+                for ev in new:
+                    state = engine.apply(state, ev)
+                events.extend(new)
+                # A full table starts by itself even if the engine leaves it to the relay.
+                if isinstance(command, engine.Join) and state.status == "waiting" and len(state.seats) >= 4:
+                    more = engine.decide(
+                        state, engine.Start(0), now_ms=now, rng=table.rng, lexicon=self.lexicon
+                    )
+                    for ev in more:
+                        state = engine.apply(state, ev)
+                    events.extend(more)
+        except engine.LexioError as err:
+            self._refuse(table, conn, msg_id, err.code, err.message, dict(err.params), now, t0)
+            return []
+        except RelayError as rerr:
+            self._refuse(table, conn, msg_id, rerr.code, rerr.message, dict(rerr.params), now, t0)
+            return []
+        if not events:
+            return []
+        rows: list[tuple[dict[str, Any], str | None]] = []
+        for ev in events:
+            th = hash_token(new_token) if new_token and type(ev).__name__ == "SeatJoined" else None
+            rows.append((engine.event_to_dict(ev), th))
+        first_seq = int(table.state.version) + 1
+        changed = str(state.status) if state.status != table.state.status else None
+        self.store.append(table.id, first_seq, rows, status=changed, now_ms=now)
+        old_state = table.state
+        table.state = state
+        for ev, (_, th) in zip(events, rows, strict=True):
+            self._track(table, old_state, ev, th, conn)
+        self.metrics.events += len(events)
+        self.metrics.actions[kind] += 1
+        # A joining connection gets welcome + snapshot (which hold these events) instead.
+        joining = conn if new_token is not None else None
+        self._broadcast(table, events, first_seq, now, skip=joining)
+        if joining is None:
+            self._answer(table, conn, msg_id, events, now, t0)
+        else:
+            self._latency(t0)
+        log_event(
+            "action",
+            table=table.id,
+            kind=kind,
+            seat=conn.seat if conn is not None else getattr(events[0], "seat", None),
+            events=",".join(type(e).__name__ for e in events),
+            seq=int(state.version),
+        )
+        if after is not None:
+            after()  # still under the lock: nothing can reach the table in between
+        self._schedule_bot(table)
+        return events
 
     def _track(self, table: Table, old: Any, ev: Any, th: str | None, conn: Conn | None) -> None:
         name = type(ev).__name__
@@ -690,6 +719,10 @@ class Referee:
             )
             if seat is None:
                 raise RelayError("bad_token", "this token holds no seat at this table")
+            if table.status == "playing" and self._due(table, self.now_ms()):
+                # Back after the grace (or the turn) ran out but before the timer ticked: too late, the
+                # table passes first; coming back must not revive a deadline that already expired.
+                self._step(table, None, _timeout_pass, kind="timeout")
             old = table.conns.get(seat)
             if old is not None and old is not conn:
                 old.seat = None
@@ -738,6 +771,9 @@ class Referee:
     async def _bot_turn(self, table: Table, version: int) -> None:
         try:
             await self._bot_move(table, version)
+        except Exception:
+            # E.g. the journal refused the commit: nothing changed; the next attempt comes after a pause.
+            log.exception("bot turn failed", extra={"fields": {"table": table.id}})
         finally:
             if table.bot_task is asyncio.current_task():
                 table.bot_task = None
@@ -779,6 +815,10 @@ class Referee:
                 kind="bot",
                 check=lambda t: t.state.turn == seat and t.state.status == "playing",
             )
+
+
+def _timeout_pass(table: Table) -> list[Any]:
+    return [engine.TimeoutPass(table.state.turn)]
 
 
 def _track_tokens(tokens: list[str | None], ev: Any, token_hash: str | None) -> None:

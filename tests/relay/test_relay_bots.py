@@ -87,3 +87,19 @@ async def test_only_the_first_seat_adds_bots_before_the_start(
         assert err["code"] == "already_started"
     finally:
         await relay.stop()
+
+
+async def test_a_bot_gets_a_free_name_even_when_a_person_took_robot_1(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    relay = await start_relay(tmp_path, bot_driver=Broken())
+    try:
+        table_id = await create_table(session, relay)
+        host = await Player.connect(session, relay, table_id)
+        await host.join("robot 1")  # names are unique regardless of case
+        assert (await host.send({"type": "add_bot", "level": "easy"}))["type"] == "ack"
+        assert (await host.send({"type": "add_bot", "level": "strong"}))["type"] == "ack"
+        names = [s.name for s in relay.referee.tables[table_id].state.seats]
+        assert names == ["robot 1", "Robot 2", "Robot 3"]
+    finally:
+        await relay.stop()

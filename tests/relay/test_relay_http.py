@@ -73,6 +73,27 @@ async def test_create_table_validates_its_settings(
     assert relay.referee.tables == {}
 
 
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        (b'{"turn_seconds": ' + b"7" * 5000 + b"}", "bad_request"),  # past Python's int-parsing limit
+        (b"[" * 5000, "bad_request"),  # nested deeper than the JSON parser recurses
+        (b"\xff\xfe{}", "bad_request"),
+        (b'{"turn_seconds": 1e999}', "bad_turn_seconds"),
+        (b'{"turn_seconds": 1' + b"0" * 100 + b"}", "bad_turn_seconds"),
+    ],
+)
+async def test_create_table_answers_pathological_bodies_with_400(
+    relay: RunningRelay, session: aiohttp.ClientSession, raw: bytes, code: str
+) -> None:
+    headers = {"Content-Type": "application/json"}
+    async with session.post(relay.url + "/api/tables", data=raw, headers=headers) as r:
+        assert r.status == 400
+        body = await r.json()
+    assert body["code"] == code and len(body["message"]) < 200
+    assert relay.referee.tables == {}
+
+
 async def test_only_public_waiting_tables_are_listed(
     relay: RunningRelay, session: aiohttp.ClientSession
 ) -> None:

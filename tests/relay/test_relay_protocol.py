@@ -37,6 +37,29 @@ async def assert_still_up(p: Player) -> None:
         ('{"type": "resync", "id": "x", "since": -1}', "bad_message"),
         ('{"type": "join", "id": "x", "name": "Z"}', "already_joined"),
         ("x" * 5000, "frame_too_large"),
+        ('{"type": 5, "id": "x"}', "bad_message"),
+        ('{"type": "pass", "id": {"nested": [1]}}', "bad_message"),
+        ('{"type": "pass", "id": 12}', "bad_message"),
+        ('{"type": "place", "id": "x", "tiles": [null]}', "bad_message"),
+        (
+            '{"type": "place", "id": "x", "tiles": [{"sq": "G7", "letter": "A", "blank": "yes"}]}',
+            "bad_message",
+        ),
+        (
+            '{"type": "place", "id": "x", "tiles": [{"sq": "G7", "letter": "A", "x": {"y": [{}]}}]}',
+            "bad_message",
+        ),
+        ('{"type": "place", "id": "x", "tiles": [{"sq": "G7", "letter": "\\u00e9"}]}', "bad_message"),
+        ('{"type": "swap", "id": "x", "tiles": ["A"]}', "bad_message"),
+        ('{"type": "add_bot", "id": "x", "level": null}', "bad_message"),
+        ('{"type": "resync", "id": "x", "since": true}', "bad_message"),
+        ('{"type": "resync", "id": "x", "since": 1e999}', "bad_message"),
+        ('{"type": "resync", "id": "x", "since": "3"}', "bad_message"),
+        ("[" * 3000 + "]" * 1000, "bad_json"),
+        ("1e999", "bad_json"),
+        # Half a UTF-16 pair is not text: echoing it (the id here) could not even be encoded.
+        ('{"type": "pass", "id": "\\ud800"}', "bad_json"),
+        ('{"type": "ping", "id": "x", "\\udfff": 1}', "bad_json"),
     ],
 )
 async def test_malformed_frames_are_answered_with_their_code_and_change_nothing(
@@ -191,6 +214,17 @@ async def test_duplicate_names_and_bad_names_are_refused(
     assert err["code"] == "bad_name"
     err = await b.send({"type": "join", "name": "   "})
     assert err["code"] == "bad_name"
+    # Empty, too long (25, 31, 101, 3000 characters), control and format characters: the same code.
+    for bad in ("", "x" * 25, "x" * 31, "x" * 101, "x" * 3000, "A\u0007B", "a\nb", "\u202eevil", "\x00"):
+        err = await b.send({"type": "join", "name": bad})
+        assert err["type"] == "error" and err["code"] == "bad_name", (bad, err)
+    assert [s.name for s in relay.referee.tables[table_id].state.seats] == ["Alice"]
+    # Any printable Unicode is a name, astral characters included (sent as a surrogate pair).
+    before = len(b.frames)
+    await b.ws.send_str('{"type": "join", "id": "u", "name": " Zo\\u00e9 \\ud83c\\udfb2 "}')
+    welcome = await b.wait_for(lambda f: f["type"] == "welcome", start=before)
+    assert welcome["seat"] == 1
+    assert relay.referee.tables[table_id].state.seats[1].name == "Zoé 🎲"
 
 
 async def test_leaving_before_the_start_frees_the_seat_and_later_seats_move_up(
@@ -313,3 +347,36 @@ async def test_a_journal_failure_acknowledges_nothing_and_changes_nothing(
     assert fingerprint(relay, table_id) == before
     assert not any(f["type"] == "event" and f["seq"] > before[0] for f in p1.frames)
     await assert_still_up(p0)
+
+
+async def test_seat_tokens_are_128_plus_random_bits_and_only_their_hash_is_stored(
+    relay: RunningRelay, session: aiohttp.ClientSession
+) -> None:
+    import base64
+    import hashlib
+
+    table_id, players = await seated_game(session, relay, seats=3)
+    tokens = [p.token for p in players]
+    assert all(isinstance(t, str) for t in tokens) and len(set(tokens)) == 3
+    for t in tokens:
+        assert t is not None
+        assert len(base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))) * 8 >= 128
+    hashes = [r.token_hash for r in relay.referee.store.events(table_id) if r.body["type"] == "seat_joined"]
+    assert hashes == [hashlib.sha256(t.encode()).hexdigest() for t in tokens if t is not None]
+    relay.referee.store.checkpoint()
+    db = relay.referee.config.db
+    on_disk = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
+    assert not any(t is not None and t.encode() in on_disk for t in tokens)
+
+
+async def test_without_a_test_seed_the_bag_is_drawn_from_the_system_random(
+    tmp_path: Any, session: aiohttp.ClientSession
+) -> None:
+    import secrets
+
+    relay = await start_relay(tmp_path, test_seed=None)
+    try:
+        table_id = await create_table(session, relay)
+        assert isinstance(relay.referee.tables[table_id].rng, secrets.SystemRandom)
+    finally:
+        await relay.stop()

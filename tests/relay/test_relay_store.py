@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -44,4 +45,25 @@ def test_a_seq_cannot_be_journaled_twice_and_a_failed_append_writes_nothing(tmp_
     assert row is not None and row.status == "waiting"
     with pytest.raises(StoreError):
         store.create_table("t1", created_ms=1, public=False, status="waiting", events=[])
+    store.close()
+
+
+def test_a_commit_sqlite_refuses_leaves_no_open_transaction_behind(tmp_path: Path) -> None:
+    store = Store(tmp_path / "j.sqlite3")
+    store.create_table("t0", created_ms=1, public=True, status="waiting", events=[{"a": 1}])
+    store._db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 10_000)  # SQLITE_TOOBIG: a statement-level error
+    big = {"pad": "x" * 20_000}
+    with pytest.raises(sqlite3.DataError):
+        store.create_table("t1", created_ms=1, public=True, status="waiting", events=[big])
+    assert not store._db.in_transaction
+    with pytest.raises(sqlite3.DataError):
+        store.append("t0", 2, [(big, None)], status="playing", now_ms=2)
+    assert not store._db.in_transaction
+    # The journal goes on, and holds nothing of either failed commit.
+    store.append("t0", 2, [({"b": 2}, None)], status="playing", now_ms=2)
+    store.create_table("t1", created_ms=3, public=True, status="waiting", events=[{"c": 3}])
+    t0 = store.table("t0")
+    assert t0 is not None and t0.status == "playing"
+    assert [r.body for r in store.events("t0")] == [{"a": 1}, {"b": 2}]
+    assert [r.body for r in store.events("t1")] == [{"c": 3}]
     store.close()

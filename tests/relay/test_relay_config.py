@@ -1,0 +1,111 @@
+"""`lexio serve` settings: every flag has its LEXIO_* variable, flags win, bad values are clean errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from relay.config import ConfigError, config_from_args
+
+ENV = {
+    "LEXIO_HOST": "0.0.0.0",
+    "LEXIO_PORT": "9090",
+    "LEXIO_DB": "/srv/lexio/j.sqlite3",
+    "LEXIO_LEXICON": "/srv/words.txt",
+    "LEXIO_STATIC": "/srv/dist",
+    "LEXIO_TURN_SECONDS": "45",
+    "LEXIO_GRACE_SECONDS": "7.5",
+    "LEXIO_WAITING_GRACE_SECONDS": "60",
+    "LEXIO_ALLOW_ORIGIN": "https://a.example, https://b.example/",
+    "LEXIO_PUBLIC_URL": "https://lexio.example.org",
+    "LEXIO_LOG_JSON": "1",
+    "LEXIO_LOG_LEVEL": "debug",
+    "LEXIO_BOT_DELAY_SECONDS": "0.5,1",
+    "LEXIO_DB_SYNCHRONOUS": "full",
+    "LEXIO_CREATE_BURST": "5",
+    "LEXIO_CREATE_PER_SECOND": "0.25",
+}
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    import os
+
+    for key in list(os.environ):
+        if key.startswith("LEXIO_"):
+            monkeypatch.delenv(key)
+    return monkeypatch
+
+
+def test_every_setting_comes_from_its_environment_variable(clean_env: pytest.MonkeyPatch) -> None:
+    for key, value in ENV.items():
+        clean_env.setenv(key, value)
+    c = config_from_args(["serve"])
+    assert (c.host, c.port, c.db, c.lexicon, c.static) == (
+        "0.0.0.0",
+        9090,
+        Path("/srv/lexio/j.sqlite3"),
+        "/srv/words.txt",
+        Path("/srv/dist"),
+    )
+    assert (c.turn_seconds, c.grace_seconds, c.waiting_grace_seconds) == (45, 7.5, 60.0)
+    assert c.allow_origins == ("https://a.example", "https://b.example")
+    assert c.public_url == "https://lexio.example.org"
+    assert (c.log_json, c.log_level, c.bot_delay_seconds) == (True, "DEBUG", (0.5, 1.0))
+    assert (c.db_synchronous_full, c.create_burst, c.create_per_second) == (True, 5.0, 0.25)
+    # A flag beats its variable.
+    assert config_from_args(["serve", "--port", "7000", "--turn-seconds", "600"]).port == 7000
+
+
+def test_defaults_without_flags_or_variables(clean_env: pytest.MonkeyPatch) -> None:
+    c = config_from_args(["serve"])
+    assert (c.host, c.port, c.turn_seconds, c.grace_seconds, c.public_url) == (
+        "127.0.0.1",
+        8080,
+        120,
+        10.0,
+        None,
+    )
+    assert (c.log_json, c.test_seed, c.db_synchronous_full) == (False, None, False)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "flag"),
+    [
+        ("LEXIO_PORT", "http", "--port"),
+        ("LEXIO_TURN_SECONDS", "2min", "--turn-seconds"),
+        ("LEXIO_GRACE_SECONDS", "ten", "--grace-seconds"),
+        ("LEXIO_CREATE_BURST", "", "--create-burst"),
+    ],
+)
+def test_a_malformed_variable_is_a_usage_error_naming_its_flag(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], key: str, value: str, flag: str
+) -> None:
+    clean_env.setenv(key, value)
+    with pytest.raises(SystemExit) as exit_:
+        config_from_args(["serve"])
+    assert exit_.value.code == 2
+    assert flag in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--turn-seconds", "29"],
+        ["serve", "--turn-seconds", "601"],
+        ["serve", "--grace-seconds", "-1"],
+        ["serve", "--port", "70000"],
+        ["serve", "--bot-delay-seconds", "fast"],
+        ["serve", "--public-url", "lexio.example.org"],
+    ],
+)
+def test_out_of_range_settings_are_refused(clean_env: pytest.MonkeyPatch, argv: list[str]) -> None:
+    with pytest.raises(ConfigError):
+        config_from_args(argv)
+
+
+def test_an_unknown_durability_from_the_environment_is_refused(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("LEXIO_DB_SYNCHRONOUS", "fulll")
+    with pytest.raises(ConfigError, match="LEXIO_DB_SYNCHRONOUS"):
+        config_from_args(["serve"])
