@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 from e2e_plan import Planner, features, plan_showcase
 from e2e_ui import SEED, Player, Relay, pick_table, place_and_submit, seat
 from playwright.sync_api import expect
@@ -126,13 +125,6 @@ def test_preview_score_equals_accepted_score_with_blank_crossing_and_bingo(
     assert seen == {"blank", "bingo", "crossing"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="web defect: web/app/render.py preview() lists 'word xN' with N = the word's whole multiplier "
-    "(crossing included, engine contract) and then 'crossing x2' again, so a word doubled only by the "
-    "crossing reads as x4",
-)
 def test_preview_breakdown_states_each_multiplier_once(players: Any, relay: Relay, planner: Planner) -> None:
     names = ["Alice", "Bob"]
 

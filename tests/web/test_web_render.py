@@ -185,3 +185,80 @@ def test_the_turn_is_announced_to_screen_readers_only_when_it_changes() -> None:
 def test_turn_times_read_naturally_in_each_language() -> None:
     assert render._duration(FR, 90) == "1,5 min" and render._duration(EN, 90) == "1.5 min"
     assert render._duration(FR, 30) == "30 s" and render._duration(EN, 120) == "2 min"
+
+
+def _preview_words(board: list[dict[str, object]], tiles: list[tuple[str, str]]) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
+    """Each previewed word's shown text with the engine's own breakdown of it (a made-up board, any rack)."""
+    state = started()
+    frame = snapshot(state, 0)
+    frame["view"] = {**frame["view"], "board": board, "rack": "".join(ch for _, ch in tiles)}
+    ui = UiState()
+    ui.enter_table("t1")
+    ui.on_frame(frame, T0)
+    for i, (sq, _) in enumerate(tiles):
+        assert ui.place(i, sq)
+    assert ui.preview and ui.preview["ok"], ui.preview
+    items = re.findall(r'<li data-testid="preview-word">(.*?)</li>', render.preview(ui, EN))
+    texts = [re.sub(r"<[^>]+>", "", x) for x in items]
+    return list(zip(texts, ui.preview["breakdown"]["words"], strict=True))
+
+
+def _shown_product(text: str) -> int:
+    product = 1
+    for n in re.findall(r"×(\d+)", text.split(";", 1)[1] if ";" in text else ""):
+        product *= int(n)
+    return product
+
+
+def test_the_preview_states_a_crossing_once_and_not_as_a_word_multiplier_too() -> None:
+    # N on the crossing D4 makes AN across and AN down: each word is doubled once, by the crossing alone.
+    shown = _preview_words(
+        [{"sq": "C4", "letter": "A", "blank": False}, {"sq": "D3", "letter": "A", "blank": False}],
+        [("D4", "N")],
+    )
+    assert len(shown) == 2
+    for text, w in shown:
+        assert w["word_mult"] == 2 and w["crossing"]
+        assert _shown_product(text) == 2, text
+        assert "crossing ×2" in text and "word ×" not in text
+
+
+def test_the_preview_shows_word_squares_and_two_crossings_as_separate_factors() -> None:
+    # Seven tiles D4..J4 cover both crossings of row 4, each also in a down word: the main word is x4.
+    board = [{"sq": "D3", "letter": "A", "blank": False}, {"sq": "J3", "letter": "A", "blank": False}]
+    shown = _preview_words(board, [(f"{c}4", "S") for c in "DEFGHIJ"])
+    main = [(t, w) for t, w in shown if w["main"]]
+    assert len(main) == 1 and main[0][1]["word_mult"] == 4
+    for text, w in shown:
+        assert _shown_product(text) == w["word_mult"], text
+    # A word square alone is a word multiplier, not a crossing: C1 is word x3.
+    ((text, w),) = _preview_words([{"sq": "D1", "letter": "A", "blank": False}], [("C1", "L")])
+    assert w["word_mult"] == 3 and "word ×3" in text and "crossing" not in text
+
+
+def test_while_the_client_is_offline_no_player_is_shown_as_connected() -> None:
+    ui, _ = table_ui()
+    ui.on_frame({"type": "welcome", "protocol": 1, "table": "t1", "seat": 0, "token": "k", "now": T0}, T0)
+    online = render.players(ui, EN)
+    assert online.count("● connected") == 2
+    for conn in ("offline", "connecting", "stopped"):
+        ui.conn = conn
+        html = render.players(ui, EN)
+        assert "connected" not in html.replace("disconnected", "") and "●" not in html, conn
+        assert html.count("? unknown") == 2, conn
+        clock = render.status(ui, EN, T0 + 1000)
+        assert "1:59" not in clock and "unknown" in clock, conn
+
+
+def test_while_the_client_is_offline_the_waiting_room_shows_no_one_connected() -> None:
+    state = e.new_state()
+    for cmd in (e.CreateTable(), e.Join("Ann"), e.Join("Bob")):
+        state, _ = run(state, cmd)
+    ui = UiState()
+    ui.enter_table("t1")
+    ui.on_frame({"type": "welcome", "protocol": 1, "table": "t1", "seat": 0, "token": "k", "now": T0}, T0)
+    ui.on_frame(snapshot(state, 0), T0)
+    assert render.waiting(ui, EN, "x").count("● connected") == 2
+    ui.conn = "offline"
+    html = render.waiting(ui, EN, "x")
+    assert "●" not in html and html.count("? unknown") == 2

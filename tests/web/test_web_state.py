@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from app.state import UiState
@@ -300,3 +301,82 @@ def test_a_refused_join_is_shown_even_before_any_table_is_on_screen() -> None:
     ui.enter_table("t1")
     ui.on_frame({"type": "error", "id": "j0", "code": "bad_name", "message": "", "params": {}, "now": T0}, T0)
     assert ui.screen == "home" and ui.notice == ("bad_name", {})
+
+
+NAMES = [
+    "A",
+    "x" * 20,
+    "x" * 21,
+    "x" * 24,
+    "x" * 25,
+    "  padded name  ",
+    " " * 3,
+    "",
+    "tab\there",
+    "zwj\u200d",
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_ui_accepts_a_name_exactly_when_the_table_would(name: str) -> None:
+    # The relay hands the name to the engine's join rule (docs/protocol.md): the UI must not be stricter or
+    # looser, or a player is refused by the server after the UI said yes (or never allowed a valid name).
+    table = e.new_state()
+    table, _ = run(table, e.CreateTable())
+    try:
+        run(table, e.Join(name))
+        accepted = True
+    except e.LexioError as err:
+        assert err.code == "bad_name"
+        accepted = False
+    ui = UiState()
+    ui.name = name
+    assert ui.valid_name() is accepted
+
+
+def test_a_refused_name_gets_a_message_stating_the_real_limit() -> None:
+    from app import render
+    from app.i18n import Translator
+
+    from engine.game import NAME_MAX
+
+    html = render.home(UiState(), Translator("fr"))
+    # The browser's maxlength counts UTF-16 units (an emoji is 2): it must not cut a name the table accepts.
+    assert "maxlength" not in html and 'aria-describedby="name-hint"' in html
+    ui = UiState()
+    for name, code in [
+        ("", "name_required"),
+        ("x" * (NAME_MAX + 1), "name_too_long"),
+        ("a\tb", "name_unprintable"),
+    ]:
+        ui.name = name
+        assert ui.name_problem() == code
+    ui.name = "\U0001f600" * NAME_MAX
+    assert ui.name_problem() is None
+    for lang, to in (("fr", "à"), ("en", "to")):
+        tr = Translator(lang)
+        assert f"1 {to} {NAME_MAX}" in tr.t("name_required") and f"1 {to} {NAME_MAX}" in tr.t("name_hint")
+        assert f"{NAME_MAX + 1} " in tr.t("name_too_long", n=NAME_MAX + 1)
+        assert str(NAME_MAX) in tr.error("bad_name", {})
+    # A name already taken is its own message, not the length rule.
+    taken = Translator("en").error("bad_name", {"name": "Ann", "reason": "taken"})
+    assert "Ann is already taken" in taken and str(NAME_MAX) not in taken
+
+
+def test_no_move_is_sent_or_offered_while_the_connection_is_down() -> None:
+    from app import render
+    from app.i18n import Translator
+
+    ui = ui_for(started())
+    ui.cursor = "G7"
+    ui.key(ui.rack.replace("?", "")[0])
+    ui.key(ui.rack.replace("?", "")[1])
+    ui.conn = "offline"
+    assert not ui.submit() and ui.outbox == []
+    ui.open_dialog("pass")
+    assert ui.dialog is None
+    html = render.rack_area(ui, Translator("en"))
+    for button in ("btn-submit", "btn-swap", "btn-pass"):
+        assert re.search(rf'id="{button}"[^>]* disabled', html), button
+    ui.conn = "online"
+    assert ui.submit()

@@ -44,7 +44,16 @@ STRINGS: dict[str, tuple[str, str]] = {
     "refresh": ("Actualiser", "Refresh"),
     "players_n": ("{n} joueur(s)", "{n} player(s)"),
     "free_n": ("{n} place(s) libre(s)", "{n} free seat(s)"),
-    "name_required": ("Choisissez un nom (1 à 20 caractères).", "Choose a name (1 to 20 characters)."),
+    "name_required": ("Choisissez un nom (1 à 24 caractères).", "Choose a name (1 to 24 characters)."),
+    "name_too_long": (
+        "Nom trop long : {n} caractères, 24 au plus.",
+        "Name too long: {n} characters, 24 at most.",
+    ),
+    "name_unprintable": (
+        "Le nom contient un caractère invisible ou de contrôle.",
+        "The name holds an invisible or control character.",
+    ),
+    "name_hint": ("1 à 24 caractères.", "1 to 24 characters."),
     "bad_link": ("Lien de table non reconnu.", "Table link not recognised."),
     # -- waiting room
     "waiting_room": ("Salle d'attente", "Waiting room"),
@@ -109,11 +118,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "word_breakdown": ("{word} : {score}", "{word}: {score}"),
     "mult_word": ("mot ×{n}", "word ×{n}"),
     "mult_crossing": ("croisement ×2", "crossing ×2"),
+    "mult_crossings": ("{k} croisements ×{n}", "{k} crossings ×{n}"),
     "players": ("Joueurs", "Players"),
     "score": ("Score", "Score"),
     "tiles_n": ("{n} lettres", "{n} tiles"),
     "connected": ("connecté", "connected"),
     "disconnected": ("déconnecté", "disconnected"),
+    "presence_unknown": ("inconnu", "unknown"),
+    "clock_unknown": ("inconnu", "unknown"),
     "on_turn": ("à son tour", "on turn"),
     "your_turn": ("À vous de jouer", "Your turn"),
     "turn_of": ("Au tour de {name}", "{name}'s turn"),
@@ -212,7 +224,14 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Only the first arrival starts the game.",
     ),
     "bad_seat": ("Place inconnue.", "Unknown seat."),
-    "bad_name": ("Nom refusé (1 à 20 caractères).", "Name refused (1 to 20 characters)."),
+    "bad_name": (
+        "Nom refusé : 1 à 24 caractères imprimables.",
+        "Name refused: 1 to 24 printable characters.",
+    ),
+    "bad_name_taken": (
+        "Le nom {name} est déjà pris à cette table : choisissez-en un autre.",
+        "The name {name} is already taken at this table: choose another.",
+    ),
     "bad_notation": ("Notation illisible.", "Unreadable notation."),
     "unknown_variant": ("Variante inconnue.", "Unknown variant."),
     "bad_setting": ("Réglage refusé.", "Setting refused."),
@@ -282,6 +301,8 @@ class Translator:
     def error(self, code: str, params: Mapping[str, object] | None = None) -> str:
         """Message for an engine/relay error code (``game_over`` as an error differs from the label)."""
         key = _ALIASES.get(code, code)
+        if key == "bad_name" and (params or {}).get("reason") == "taken":
+            key = "bad_name_taken"
         if key not in STRINGS:
             key = "lexio_error"
         return self.t(key, **dict(params or {}))

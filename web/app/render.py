@@ -45,6 +45,16 @@ def _attr_t(tr: Translator, code: str, **params: object) -> str:
 
 
 # -- header and banner ------------------------------------------------------------------------------------
+def _presence(state: UiState, tr: Translator, seat: Mapping[str, Any]) -> tuple[str, str]:
+    """(CSS class, text) of a seat's connection. While this client is itself cut off from the relay it
+    knows nobody's, bots' included: saying "connected" then would be a guess presented as a fact."""
+    if state.cut_off:
+        return "unknown", f"? {tr.t('presence_unknown')}"
+    if seat.get("bot") or state.presence.get(int(seat.get("seat", -1)), False):
+        return "ok", f"● {tr.t('connected')}"
+    return "bad", f"○ {tr.t('disconnected')}"
+
+
 def shell_header(state: UiState, tr: Translator) -> str:
     other = "en" if tr.lang == "fr" else "fr"
     if state.conn == "online":
@@ -95,8 +105,10 @@ def home(state: UiState, tr: Translator) -> str:
         f'<h1 id="home-title">{_e(tr.t("app_title"))}</h1>'
         '<div class="card">'
         f'<label for="name-input">{_e(tr.t("your_name"))}</label>'
-        f'<input id="name-input" name="name" maxlength="20" autocomplete="nickname" value="{_e(state.name)}" '
-        'data-bind="name" required>'
+        # No maxlength: browsers count UTF-16 units, the table counts characters (an emoji is 1, not 2).
+        '<input id="name-input" name="name" autocomplete="nickname" '
+        f'value="{_e(state.name)}" data-bind="name" required aria-describedby="name-hint">'
+        f'<p class="hint muted" id="name-hint">{_e(tr.t("name_hint"))}</p>'
         "</div>"
         '<form class="card" id="create-form" data-act="create" onsubmit="return false">'
         f"<h2>{_e(tr.t('create_table'))}</h2>"
@@ -147,13 +159,11 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
             marks.append(tr.t("you_marker"))
         if s.get("bot"):
             marks.append(f"{tr.t('bot_marker')} ({tr.t('level_' + str(s['bot']))})")
-        connected = s.get("bot") or state.presence.get(int(s.get("seat", -1)), False)
-        conn = tr.t("connected") if connected else tr.t("disconnected")
+        cls, conn = _presence(state, tr, s)
         items.append(
             f'<li data-testid="seat"><span class="seatno">{int(s.get("seat", 0)) + 1}.</span> '
             f"<b>{_e(s.get('name', '?'))}</b> {_e(' '.join(marks))} "
-            f'<span class="conn {"ok" if connected else "bad"}">{"●" if connected else "○"} '
-            f"{_e(conn)}</span></li>"
+            f'<span class="conn {cls}">{_e(conn)}</span></li>'
         )
     host = state.seat == 0
     controls = []
@@ -352,10 +362,10 @@ def rack_area(state: UiState, tr: Translator) -> str:
             f'data-rack="{i}" data-testid="rack-tile" aria-pressed="{"true" if sel else "false"}" '
             f'aria-label="{_e(label)}"><b>{"?" if blank else _e(letter)}</b><sub>{value}</sub></button>'
         )
-    mine = state.my_turn
+    mine = state.my_turn and not state.cut_off  # a move made offline could not be sent
     busy = bool(state.awaiting)
     dis = "" if mine and not busy else " disabled"
-    swap_dis = "" if state.can_swap() and not busy else " disabled"
+    swap_dis = "" if mine and state.can_swap() and not busy else " disabled"
     direction = tr.t("direction_across") if state.across else tr.t("direction_down")
     return (
         f'<div class="rack" id="rack" role="group" aria-label="{_attr_t(tr, "rack")}" data-testid="rack">'
@@ -373,6 +383,39 @@ def rack_area(state: UiState, tr: Translator) -> str:
         f'<button type="button" id="btn-pass" data-act="pass"{dis}>{_e(tr.t("pass"))}</button>'
         "</div>"
     )
+
+
+def _word_factors(state: UiState, w: Mapping[str, Any], tr: Translator) -> list[str]:
+    """The word's multipliers, each stated once: word squares, then crossings.
+
+    The engine's ``word_mult`` is the whole multiplier (word squares x 2 per crossing that applied), so the
+    crossings are what is left after dividing out the word squares under the new tiles.
+    """
+    whole = int(w.get("word_mult", 1))
+    squares = 1
+    v = state.variant
+    for lt in w.get("letters", ()):
+        i = v.index.get(str(lt.get("sq", "")))
+        if lt.get("new") and i is not None:
+            squares *= v.word_mult[i]
+    crossings = 0
+    if w.get("crossing") and whole % squares == 0:
+        rest = whole // squares
+        while rest > 1 and rest % 2 == 0:
+            rest //= 2
+            crossings += 1
+        if rest != 1:  # not this board's squares (a stale view): state only the whole multiplier
+            squares, crossings = whole, 0
+    else:
+        squares = whole
+    out = []
+    if squares > 1:
+        out.append(tr.t("mult_word", n=squares))
+    if crossings == 1:
+        out.append(tr.t("mult_crossing"))
+    elif crossings > 1:
+        out.append(tr.t("mult_crossings", k=crossings, n=2**crossings))
+    return out
 
 
 def preview(state: UiState, tr: Translator) -> str:
@@ -404,11 +447,7 @@ def preview(state: UiState, tr: Translator) -> str:
                 if lt.get("letter_mult", 1) > 1:
                     piece += f"×{lt['letter_mult']}"
                 letters.append(piece)
-            mults = []
-            if w.get("word_mult", 1) > 1:
-                mults.append(tr.t("mult_word", n=w["word_mult"]))
-            if w.get("crossing"):
-                mults.append(tr.t("mult_crossing"))
+            mults = _word_factors(state, w, tr)
             detail = " + ".join(letters) + (f" ; {', '.join(mults)}" if mults else "")
             words.append(
                 f'<li data-testid="preview-word"><b>{_e(w.get("word", ""))}</b> {int(w.get("score", 0))} '
@@ -436,7 +475,10 @@ def status(state: UiState, tr: Translator, server_now: int) -> str:
     )
     deadline = effective_deadline(state.clock)
     left = remaining_ms(deadline, server_now)
-    urgent = left is not None and left < 15_000
+    # Cut off from the relay, the deadline may have passed or moved (a timeout, a play): don't count down.
+    offline = state.cut_off
+    shown = f"–:–– ({tr.t('clock_unknown')})" if offline else format_countdown(left)
+    urgent = not offline and left is not None and left < 15_000
     tries, next_ms = reserve_now(v.get("reserve"), server_now)
     refill = seconds_until(next_ms, server_now)
     reserve = tr.t("reserve", tries=tries if tries is not None else "–")
@@ -447,7 +489,7 @@ def status(state: UiState, tr: Translator, server_now: int) -> str:
         f"{'▶ ' if state.my_turn else ''}{_e(who)}</span>"
         f'<span class="clock{" urgent" if urgent else ""}" role="timer" '
         f'aria-label="{_attr_t(tr, "time_left")}" '
-        f'id="countdown" data-testid="countdown">{_e(tr.t("time_short"))} {format_countdown(left)}</span>'
+        f'id="countdown" data-testid="countdown">{_e(tr.t("time_short"))} {_e(shown)}</span>'
         f'<span class="bag" data-testid="bag">{_e(tr.t("bag_n", n=v.get("bag_size", "?")))}</span>'
         f'<span class="reserve" data-testid="reserve">{_e(reserve)}</span>'
     )
@@ -471,7 +513,7 @@ def players(state: UiState, tr: Translator) -> str:
     for s in v.get("seats") or []:
         seat = int(s.get("seat", -1))
         on_turn = v.get("turn") == seat and v.get("status") == "playing"
-        connected = bool(s.get("bot")) or state.presence.get(seat, False)
+        cls, conn = _presence(state, tr, s)
         you = f" {_e(tr.t('you_marker'))}" if seat == state.seat else ""
         rows.append(
             f'<tr data-testid="player" data-seat="{seat}"{ON_TURN if on_turn else ""}>'
@@ -480,8 +522,7 @@ def players(state: UiState, tr: Translator) -> str:
             f'<th scope="row">{_e(s.get("name", "?"))}{you}</th>'
             f'<td class="num" data-testid="player-score">{int(s.get("score", 0))}</td>'
             f"<td>{_e(tr.t('tiles_n', n=s.get('rack_size', 0)))}</td>"
-            f'<td class="conn {"ok" if connected else "bad"}">{"●" if connected else "○"} '
-            f"{_e(tr.t('connected') if connected else tr.t('disconnected'))}</td></tr>"
+            f'<td class="conn {cls}">{_e(conn)}</td></tr>'
         )
     return (
         f'<h2>{_e(tr.t("players"))}</h2><table class="players" data-testid="players">'
@@ -651,7 +692,8 @@ def end(state: UiState, tr: Translator, gcg_url: str) -> str:
             f'{_e(s.get("name", "?"))}</th><td class="num" data-testid="final-score">'
             f"{_e(score if score is not None else s.get('score', 0))}</td>"
             f'<td class="num">{_e(tr.t("adjustment", n=adj_txt)) if adj_txt else ""}</td>'
-            f'<td class="rack-face">{tiles}</td></tr>'
+            # The cell stays a table cell (its border in line); the tiles' flex row is inside it.
+            f'<td><span class="rack-face">{tiles}</span></td></tr>'
         )
     names = [str(s.get("name", "?")) for s in seats if int(s.get("seat", -1)) in winners]
     win_txt = tr.t("winners_tie" if len(names) > 1 else "winner", names=", ".join(names)) if names else ""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.timing import Backoff, ServerClock
+from engine.game import NAME_MAX
 from engine.variants import BLANK, LETTERS, Kind, Variant, get_variant
 
 PreviewFn = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
@@ -110,6 +111,12 @@ class UiState:
     def my_turn(self) -> bool:
         v = self.view or {}
         return v.get("status") == "playing" and self.seat is not None and v.get("turn") == self.seat
+
+    @property
+    def cut_off(self) -> bool:
+        """At a table but without a live connection to the relay: what others do is unknown meanwhile,
+        and a move could not be sent (the demo table has no relay and is never cut off)."""
+        return self.conn in ("connecting", "offline", "stopped")
 
     def board_map(self) -> dict[str, dict[str, Any]]:
         return {str(t["sq"]): t for t in (self.view or {}).get("board") or ()}
@@ -349,7 +356,7 @@ class UiState:
 
     # -- actions -----------------------------------------------------------------------------------------
     def submit(self) -> bool:
-        if not self.pending or not self.my_turn or "place" in self.awaiting.values():
+        if not self.pending or not self.my_turn or self.cut_off or "place" in self.awaiting.values():
             return False
         self.send({"type": "place", "tiles": self.tiles_payload()})
         return True
@@ -357,7 +364,7 @@ class UiState:
     def open_dialog(self, name: str) -> None:
         if name == "swap" and not self.can_swap():
             return
-        if name in ("swap", "pass") and not self.my_turn:
+        if name in ("swap", "pass") and (not self.my_turn or self.cut_off):
             return
         self.dialog = name
         self.swap_sel = set()
@@ -376,8 +383,21 @@ class UiState:
         self.close_dialog()
 
     # -- lobby actions (the glue does the HTTP) ----------------------------------------------------------
+    def name_problem(self) -> str | None:
+        """What the table would refuse in ``name`` (a message code), or None: the engine's join rule, which
+        the relay applies (docs/protocol.md), 1 to ``NAME_MAX`` printable characters after trimming.
+        Uniqueness at the table only the table can tell (``bad_name``, reason ``taken``)."""
+        name = self.name.strip()
+        if not name:
+            return "name_required"
+        if len(name) > NAME_MAX:
+            return "name_too_long"
+        if not name.isprintable():
+            return "name_unprintable"
+        return None
+
     def valid_name(self) -> bool:
-        return 1 <= len(self.name.strip()) <= 20
+        return self.name_problem() is None
 
     def enter_table(self, table_id: str, token: str | None = None) -> None:
         self.table_id, self.token = table_id, token

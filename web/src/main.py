@@ -71,7 +71,7 @@ class App:
         self.hot: set[str] = set()
         self.side_for: Any = None
         self.side_tr: Any = None
-        self.side_presence: dict[int, bool] = {}
+        self.side_presence: tuple[str, dict[int, bool]] = ("", {})
         self.ts: float | None = None
         self.board_key: tuple[int, str] = (-1, "")
         sync.ui = self.on_ui
@@ -136,8 +136,9 @@ class App:
 
     async def create_table(self, *, rematch: bool = False) -> None:
         s = self.state
-        if not s.valid_name():
-            s.notice = ("name_required", {})
+        problem = s.name_problem()
+        if problem:
+            s.notice = (problem, {"n": len(s.name.strip())})
             self.render()
             return
         body: dict[str, Any] = {"turn_seconds": s.turn_seconds, "public": s.public}
@@ -164,7 +165,7 @@ class App:
         if not s.token and not s.valid_name():
             # A link opened without a name: ask for one on the home screen, then come back.
             s.leave_table()
-            s.notice = ("name_required", {})
+            s.notice = (s.name_problem() or "name_required", {"n": len(s.name.strip())})
             self.pending_link = table
             self.render()
             return
@@ -313,9 +314,11 @@ class App:
         self.write("t-preview", render.preview(s, tr))
         self.write("t-announce", render.announce(s, tr))
         self.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
-        if s.view is not self.side_for or tr is not self.side_tr or s.presence != self.side_presence:
-            # Players, unseen tiles and the journal depend only on the server's view: not on the local play.
-            self.side_for, self.side_tr, self.side_presence = s.view, tr, dict(s.presence)
+        side_key = (s.conn, dict(s.presence))
+        if s.view is not self.side_for or tr is not self.side_tr or side_key != self.side_presence:
+            # Players, unseen tiles and the journal depend only on the server's view and the connection
+            # (offline, nobody's presence is known): not on the local play.
+            self.side_for, self.side_tr, self.side_presence = s.view, tr, side_key
             self.write("t-players", render.players(s, tr))
             self.write("t-unseen", render.unseen(s, tr))
             self.write("t-journal", render.journal(s, tr))
@@ -368,7 +371,7 @@ class App:
     def on_click(self, d: dict[str, Any]) -> None:
         s = self.state
         if d.get("name") is not None:
-            s.name = str(d["name"]).strip()[:20]
+            s.name = str(d["name"]).strip()
         act, arg = d.get("act"), d.get("arg")
         if act:
             self.do(str(act), None if arg is None else str(arg), d)
@@ -451,13 +454,20 @@ class App:
         s = self.state
         bind, value = str(d.get("bind")), str(d.get("value", ""))
         if bind == "name":
-            s.name = value[:20]
+            s.name = value
+            # Said while typing, in the banner (a region apart from the field, so the caret stays put).
+            problem = s.name_problem()
+            if problem in ("name_too_long", "name_unprintable"):
+                s.notice = (problem, {"n": len(value.strip())})
+            elif s.notice and s.notice[0].startswith("name_"):
+                s.notice = None
+            self.write("banner", render.banner(s, self.tr, local_now()))
             if d.get("type") == "change":
                 self.store("lexio:name", s.name.strip())
                 if self.pending_link and s.valid_name():
                     table, self.pending_link = self.pending_link, None
                     self.go_table(table)
-                self.send_patch()
+            self.send_patch()
             return  # no re-render while typing (keeps the caret)
         if bind == "turn_seconds":
             s.turn_seconds = int(value)
