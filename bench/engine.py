@@ -37,14 +37,13 @@ from engine.game import (  # noqa: E402
     new_state,
     replay,
 )
-from engine.gcg import GcgMove, GcgNote, parse_gcg, verify_gcg, write_gcg  # noqa: E402
+from engine.gcg import TIMEOUT_NOTE, GcgMove, GcgNote, parse_gcg, verify_gcg, write_gcg  # noqa: E402
 from engine.moves import Pass, Place, Swap  # noqa: E402
 from engine.notation import format_move, parse_move  # noqa: E402
 from engine.scoring import analyse  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "engine" / "golden"
 CORPUS = ROOT / "tests" / "engine" / "corpus" / "gcg-classic"
-TIMEOUT_NOTE = "time ran out: the table passed"
 
 
 def accept_all(words: Sequence[str]) -> list[str]:

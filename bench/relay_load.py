@@ -23,9 +23,7 @@ import json
 import multiprocessing as mp
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,14 +33,12 @@ from typing import Any
 import aiohttp
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from relay.testing import RelayProcess, RelayStartError  # noqa: E402
+
 COLS = "ABCDEFGHIJKLM"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def proc_cpu_seconds(pid: int) -> float:
@@ -341,56 +337,48 @@ async def main_async(args: argparse.Namespace) -> int:
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     words = ["".join(p) for n in (2, 3) for p in itertools.product(letters, repeat=n)]
     (tmp / "short.txt").write_text("\n".join(words) + "\n")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     prefix = (
         ["-m", "cProfile", "-o", os.environ["LEXIO_BENCH_PROFILE"]]
         if os.environ.get("LEXIO_BENCH_PROFILE")
         else []
     )
-    cmd = [
-        sys.executable,
-        *prefix,
-        "-m",
-        "relay",
-        "serve",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--db",
-        str(tmp / "bench.sqlite3"),
-        "--lexicon",
-        str(tmp / "short.txt"),
-        "--static",
-        str(tmp / "none"),
-        "--log-level",
-        args.relay_log_level,
-        "--create-burst",
-        "1000000",
-    ]
-    if args.cpu is not None and hasattr(os, "sched_setaffinity"):
-        cmd = ["taskset", "-c", str(args.cpu), *cmd]
-    log = open(tmp / "relay.log", "wb")  # noqa: SIM115 - the child writes to it until it exits
-    relay = subprocess.Popen(cmd, env=env, stdout=log, stderr=log)
+    relay = RelayProcess(
+        [
+            "--db",
+            str(tmp / "bench.sqlite3"),
+            "--lexicon",
+            str(tmp / "short.txt"),
+            "--static",
+            str(tmp / "none"),
+            "--log-level",
+            args.relay_log_level,
+            "--create-burst",
+            "1000000",
+        ],
+        log=tmp / "relay.log",
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        python_args=prefix,
+        wrapper=(
+            ["taskset", "-c", str(args.cpu)]
+            if args.cpu is not None and hasattr(os, "sched_setaffinity")
+            else []
+        ),
+        start_timeout=15,
+    )
+    url = relay.url
     try:
+        try:
+            await relay.astart()
+        except RelayStartError:
+            print(relay.log.read_text(), file=sys.stderr)
+            return 1
         ctx = mp.get_context("spawn")
         ready_q: Any = ctx.Queue()
         result_q: Any = ctx.Queue()
         measure_evt, stop_evt = ctx.Event(), ctx.Event()
         async with aiohttp.ClientSession() as session:
-            for _ in range(300):
-                try:
-                    async with session.get(url + "/healthz") as r:
-                        if r.status == 200:
-                            break
-                except aiohttp.ClientError:
-                    await asyncio.sleep(0.05)
-            else:
-                print((tmp / "relay.log").read_text(), file=sys.stderr)
-                return 1
-            pid = relay.pid
+            assert relay.proc is not None
+            pid = relay.proc.pid
             rss0 = proc_rss_kb(pid)
             t_setup = time.perf_counter()
             shares = [
@@ -448,11 +436,7 @@ async def main_async(args: argparse.Namespace) -> int:
             for w in workers:
                 w.join(15)
     finally:
-        relay.terminate()
-        try:
-            relay.wait(10)
-        except subprocess.TimeoutExpired:
-            relay.kill()
+        relay.stop(10)
 
     lat = stats.latencies
     print("# Lexio relay load benchmark (bench/relay_load.py)")

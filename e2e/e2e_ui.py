@@ -8,11 +8,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +18,7 @@ from e2e_plan import Planner, features
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
 import engine
+from relay.testing import RelayProcess, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "web" / "dist"
@@ -35,12 +31,6 @@ expect.set_options(timeout=20_000)
 
 
 # -- relay -----------------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class Relay:
     """One ``python -m relay serve`` subprocess; ``start`` again after ``kill9`` keeps port and database."""
@@ -51,22 +41,12 @@ class Relay:
     static: Path
     port: int = field(default_factory=free_port)
     grace: float = 4.0
-    proc: subprocess.Popen[bytes] | None = None
+    proc: RelayProcess = field(init=False)
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        cmd = [
-            sys.executable,
-            "-m",
-            "relay",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
+    def __post_init__(self) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
+        env["LEXIO_LEXICON_CACHE"] = str(self.db.parent / "cache")
+        args = [
             "--db",
             str(self.db),
             "--static",
@@ -86,35 +66,20 @@ class Relay:
             "--create-per-second",
             "100",
         ]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
-        env["LEXIO_LEXICON_CACHE"] = str(self.db.parent / "cache")
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"relay exited {self.proc.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError(f"relay did not answer /healthz: {self.log.read_text()[-2000:]}")
+        self.proc = RelayProcess(args, log=self.log, port=self.port, env=env, cwd=ROOT, start_timeout=30)
+
+    @property
+    def url(self) -> str:
+        return self.proc.url
+
+    def start(self) -> None:
+        self.proc.start()
 
     def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
+        self.proc.kill9()
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        self.proc.stop(10)
 
     def create_table(self, turn_seconds: int = 120, public: bool = False) -> str:
 

@@ -55,6 +55,7 @@ from engine.scoring import analyse
 from engine.variants import VARIANTS, get_variant
 
 __all__ = [
+    "TIMEOUT_NOTE",
     "GcgItem",
     "GcgMove",
     "GcgNote",
@@ -73,6 +74,8 @@ __all__ = [
 ]
 
 MAX_PLAYERS: Final = 4
+TIMEOUT_NOTE: Final = "time ran out: the table passed"
+"""The note :func:`record_from_events` writes after a pass the table made for a seat out of time."""
 
 MoveKind = Literal["place", "pass", "swap", "withdraw", "challenge", "time", "end_rack"]
 
@@ -381,7 +384,7 @@ def record_from_events(events: Iterable[Event], *, reveal: bool = False) -> GcgR
             rack = racks[event.seat] if reveal else ""
             items.append(GcgMove("pass", nicks[event.seat], rack, 0, totals[event.seat]))
             if isinstance(event, TimedOut):
-                items.append(GcgNote("time ran out: the table passed"))
+                items.append(GcgNote(TIMEOUT_NOTE))
         elif isinstance(event, GameEnded):
             items.extend(_end_lines(event, nicks, totals))
     return GcgRecord(tuple(items), _players(items), variant if nicks else None)

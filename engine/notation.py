@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 
 from engine.board import Board
-from engine.errors import BadLetter, BadNotation, EmptyPlay, Gap, InputError, NotInLine, Occupied, OffBoard
+from engine.errors import BadLetter, BadNotation, EmptyPlay, Gap, InputError, Occupied, OffBoard
 from engine.moves import Move, Pass, Place, Swap, Tile
+from engine.scoring import line_is_across
 from engine.variants import BLANK, LETTERS
 
 __all__ = ["format_move", "parse_move"]
@@ -151,22 +152,14 @@ def format_move(move: Move, board: Board) -> str:
         placed[i] = t
     order = sorted(placed)
     first, last = order[0], order[-1]
-    w = v.width
     if len(order) == 1:
         left, right = v.left[first], v.right[first]
         across = (left != -1 and cells[left] is not None) or (right != -1 and cells[right] is not None)
         if not across:
             up, down = v.up[first], v.down[first]
             across = not ((up != -1 and cells[up] is not None) or (down != -1 and cells[down] is not None))
-    elif first // w == last // w:
-        across = True
-    elif all(i % w == first % w for i in order):
-        across = False
     else:
-        raise NotInLine(
-            f"tiles {', '.join(v.names[i] for i in order)} are not in one row or one column",
-            squares=" ".join(v.names[i] for i in order),
-        )
+        across = line_is_across(v, order)
     back, fwd = (v.left, v.right) if across else (v.up, v.down)
     start = first
     while back[start] != -1 and cells[back[start]] is not None:

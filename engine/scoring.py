@@ -37,7 +37,7 @@ from engine.errors import (
     Wall,
 )
 from engine.moves import Tile, tiles_from_json
-from engine.variants import LETTERS
+from engine.variants import LETTERS, Variant
 
 __all__ = [
     "Breakdown",
@@ -124,6 +124,22 @@ class Breakdown:
         }
 
 
+def line_is_across(v: Variant, order: Sequence[int]) -> bool:
+    """Whether the squares ``order`` (sorted, at least two) lie in one row (True) or one column (False).
+
+    Raises :class:`~engine.errors.NotInLine` if they lie in neither."""
+    first, last = order[0], order[-1]
+    width = v.width
+    if first // width == last // width:
+        return True
+    if all(i % width == first % width for i in order):
+        return False
+    raise NotInLine(
+        f"tiles {', '.join(v.names[i] for i in order)} are not in one row or one column",
+        squares=" ".join(v.names[i] for i in order),
+    )
+
+
 def check_placement(
     board: Board, tiles: Sequence[Tile], first_move: bool | None = None
 ) -> tuple[dict[int, str], list[tuple[list[int], bool]], set[int]]:
@@ -180,19 +196,10 @@ def check_placement(
             raise BadLetter(f"{letter!r} on {sq} is not a tile letter", square=sq, letter=str(letter))
 
     order = sorted(placed)
-    width = v.width
     first_i, last_i = order[0], order[-1]
     across = True
     if n > 1:
-        if first_i // width == last_i // width:
-            across = True
-        elif all(i % width == first_i % width for i in order):
-            across = False
-        else:
-            raise NotInLine(
-                f"tiles {', '.join(v.names[i] for i in order)} are not in one row or one column",
-                squares=" ".join(v.names[i] for i in order),
-            )
+        across = line_is_across(v, order)
         fwd = v.right if across else v.down
         j = first_i
         while j != last_i:

@@ -13,30 +13,48 @@ def _label(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
+class Histogram:
+    """Counts per LATENCY_BUCKETS bound (plus one overflow), with sum and count, in seconds."""
+
+    def __init__(self) -> None:
+        self.counts = [0] * (len(LATENCY_BUCKETS) + 1)
+        self.sum = 0.0
+        self.n = 0
+
+    def observe(self, seconds: float) -> None:
+        self.counts[bisect.bisect_left(LATENCY_BUCKETS, seconds)] += 1
+        self.sum += seconds
+        self.n += 1
+
+    def lines(self, name: str) -> list[str]:
+        """The sample lines of histogram ``name`` (cumulative buckets, +Inf, sum, count)."""
+        out: list[str] = []
+        cumulative = 0
+        for bound, n in zip(LATENCY_BUCKETS, self.counts, strict=False):
+            cumulative += n
+            out.append(f'{name}_bucket{{le="{bound}"}} {cumulative}')
+        out.append(f'{name}_bucket{{le="+Inf"}} {self.n}')
+        out.append(f"{name}_sum {self.sum:.6f}")
+        out.append(f"{name}_count {self.n}")
+        return out
+
+
 class Metrics:
     def __init__(self) -> None:
         self.actions: Counter[str] = Counter()
         self.rejections: Counter[str] = Counter()
         self.events = 0
         self.http_requests = 0
-        self.latency_counts = [0] * (len(LATENCY_BUCKETS) + 1)
-        self.latency_sum = 0.0
-        self.latency_n = 0
+        self.latency = Histogram()
         self.loop_lag = 0.0
-        self.lag_counts = [0] * (len(LATENCY_BUCKETS) + 1)
-        self.lag_sum = 0.0
-        self.lag_n = 0
+        self.lag = Histogram()
 
     def observe_latency(self, seconds: float) -> None:
-        self.latency_counts[bisect.bisect_left(LATENCY_BUCKETS, seconds)] += 1
-        self.latency_sum += seconds
-        self.latency_n += 1
+        self.latency.observe(seconds)
 
     def observe_loop_lag(self, seconds: float) -> None:
         self.loop_lag = seconds
-        self.lag_counts[bisect.bisect_left(LATENCY_BUCKETS, seconds)] += 1
-        self.lag_sum += seconds
-        self.lag_n += 1
+        self.lag.observe(seconds)
 
     def render(
         self, tables_by_state: Mapping[str, int], sockets: int, extra: Callable[[], str] | None = None
@@ -68,29 +86,14 @@ class Metrics:
             f"lexio_events_total {self.events}",
             "# HELP lexio_loop_lag_seconds How late the event loop ran its timer ticks (stalls, starvation).",
             "# TYPE lexio_loop_lag_seconds histogram",
+            *self.lag.lines("lexio_loop_lag_seconds"),
             "# HELP lexio_http_requests_total HTTP requests served.",
             "# TYPE lexio_http_requests_total counter",
             f"lexio_http_requests_total {self.http_requests}",
             "# HELP lexio_action_latency_seconds Client action frame received to ack/answer sent.",
             "# TYPE lexio_action_latency_seconds histogram",
+            *self.latency.lines("lexio_action_latency_seconds"),
         ]
-        cumulative = 0
-        for bound, n in zip(LATENCY_BUCKETS, self.latency_counts, strict=False):
-            cumulative += n
-            lines.append(f'lexio_action_latency_seconds_bucket{{le="{bound}"}} {cumulative}')
-        lines.append(f'lexio_action_latency_seconds_bucket{{le="+Inf"}} {self.latency_n}')
-        lines.append(f"lexio_action_latency_seconds_sum {self.latency_sum:.6f}")
-        lines.append(f"lexio_action_latency_seconds_count {self.latency_n}")
-        lag_index = lines.index("# TYPE lexio_loop_lag_seconds histogram") + 1
-        lag_lines = []
-        cumulative = 0
-        for bound, n in zip(LATENCY_BUCKETS, self.lag_counts, strict=False):
-            cumulative += n
-            lag_lines.append(f'lexio_loop_lag_seconds_bucket{{le="{bound}"}} {cumulative}')
-        lag_lines.append(f'lexio_loop_lag_seconds_bucket{{le="+Inf"}} {self.lag_n}')
-        lag_lines.append(f"lexio_loop_lag_seconds_sum {self.lag_sum:.6f}")
-        lag_lines.append(f"lexio_loop_lag_seconds_count {self.lag_n}")
-        lines[lag_index:lag_index] = lag_lines
         if extra is not None:
             lines.append(extra())
         return "\n".join(lines) + "\n"

@@ -38,14 +38,13 @@ from engine.game import (
     new_state,
     replay,
 )
-from engine.gcg import GcgMove, GcgNote, GcgRecord, parse_gcg, verify_gcg, write_gcg
+from engine.gcg import TIMEOUT_NOTE, GcgMove, GcgNote, GcgRecord, parse_gcg, verify_gcg, write_gcg
 from engine.moves import Pass, Place, Swap, Tile
 from engine.notation import parse_move
 from engine.scoring import analyse
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 GAMES: dict[str, dict[str, Any]] = json.loads((GOLDEN / "games.json").read_text(encoding="utf-8"))
-TIMEOUT_NOTE = "time ran out: the table passed"
 
 
 def accept_all(words: Sequence[str]) -> list[str]:

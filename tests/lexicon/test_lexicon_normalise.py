@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +12,6 @@ from hypothesis import strategies as st
 import relay.lexicon
 from relay.lexicon import normalise
 
-ROOT = Path(__file__).resolve().parents[2]
 BOARD_WORD = re.compile(r"[A-Z]{2,13}")
 
 
@@ -77,14 +74,6 @@ def test_board_words_normalise_to_themselves_in_either_case(word: str) -> None:
     assert normalise(word.lower()) == word
 
 
-def test_build_script_uses_the_loader_normalisation() -> None:
-    spec = importlib.util.spec_from_file_location("lexicon_build", ROOT / "lexicons" / "build.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["lexicon_build"] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules["lexicon_build"]
-    assert module.normalise is relay.lexicon.normalise
-    assert module.normalise_lines is relay.lexicon.normalise_lines
+def test_build_script_uses_the_loader_normalisation(lexicon_build: ModuleType) -> None:
+    assert lexicon_build.normalise is relay.lexicon.normalise
+    assert lexicon_build.normalise_lines is relay.lexicon.normalise_lines

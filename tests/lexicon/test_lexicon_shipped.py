@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -176,23 +177,10 @@ def test_licence_and_notice_ship_beside_the_list() -> None:
     assert "Dicollecte/Grammalecte dictionary, Olivier R. and contributors" in notice
 
 
-def _build_module() -> object:
-    spec = importlib.util.spec_from_file_location("lexicon_build_check", LEXICONS / "build.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["lexicon_build_check"] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules["lexicon_build_check"]
-    return module
-
-
 @pytest.mark.slow
-def test_build_reproduces_the_shipped_file_byte_for_byte() -> None:
-    build = _build_module()
-    cache: Path = build.DEFAULT_CACHE  # type: ignore[attr-defined]
-    sources = build.SOURCES  # type: ignore[attr-defined]
+def test_build_reproduces_the_shipped_file_byte_for_byte(lexicon_build: ModuleType) -> None:
+    cache: Path = lexicon_build.DEFAULT_CACHE
+    sources = lexicon_build.SOURCES
     # Tests never reach the network: this one runs only where the pinned sources were fetched before.
     if importlib.util.find_spec("spylls") is None or not all((cache / s.filename).is_file() for s in sources):
         reason = f"needs spylls and the pinned sources in {cache} (run lexicons/build.py --fetch once)"

@@ -12,7 +12,7 @@ import json
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import web
@@ -61,6 +61,13 @@ class FakeClock:
         self.t += ms
 
 
+class Address(Protocol):
+    """Where a relay answers: an in-process :class:`RunningRelay` or a ``relay.testing.RelayProcess``."""
+
+    @property
+    def url(self) -> str: ...
+
+
 @dataclass
 class RunningRelay:
     url: str
@@ -105,7 +112,7 @@ async def start_relay(
     return RunningRelay(f"http://{host}:{port}", app, runner, clock)
 
 
-async def create_table(session: aiohttp.ClientSession, relay: RunningRelay, **body: Any) -> str:
+async def create_table(session: aiohttp.ClientSession, relay: Address, **body: Any) -> str:
     async with session.post(relay.url + "/api/tables", json=body or {"turn_seconds": 60}) as resp:
         assert resp.status == 201, await resp.text()
         data = await resp.json()
@@ -149,7 +156,7 @@ class Player:
     closed: int | None = None
 
     @classmethod
-    async def connect(cls, session: aiohttp.ClientSession, relay: RunningRelay, table_id: str) -> Player:
+    async def connect(cls, session: aiohttp.ClientSession, relay: Address, table_id: str) -> Player:
         ws = await session.ws_connect(f"{relay.url}/ws/{table_id}", headers={"Origin": relay.url})
         p = cls(ws)
         p.reader = asyncio.get_running_loop().create_task(p._read())
@@ -312,7 +319,7 @@ async def play_to_end(players: list[Player], *, max_turns: int = 2000) -> None:
 
 
 async def seated_game(
-    session: aiohttp.ClientSession, relay: RunningRelay, seats: int = 2, **table: Any
+    session: aiohttp.ClientSession, relay: Address, seats: int = 2, **table: Any
 ) -> tuple[str, list[Player]]:
     """A started game with ``seats`` scripted players (seat i is players[i])."""
     table_id = await create_table(session, relay, **(table or {"turn_seconds": 60}))

@@ -8,7 +8,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -17,101 +16,45 @@ from typing import Any
 
 import aiohttp
 import pytest
-from relaykit import Player, RunningRelay, create_table, write_short_lexicon
+from relaykit import Player, create_table, seated_game, write_short_lexicon
+
+from relay.testing import RelayProcess
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Proc:
-    def __init__(self, tmp: Path, port: int) -> None:
-        self.tmp, self.port = tmp, port
-        self.url = f"http://127.0.0.1:{port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    async def start(self, *extra: str) -> None:
-        env = {**os.environ, "PYTHONPATH": str(REPO), "LEXIO_ALLOW_TEST_SEED": "1"}
-        log = open(self.tmp / "relay.log", "ab")  # noqa: SIM115 - the child writes to it until it exits
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "relay",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--db",
-                str(self.tmp / "lexio.sqlite3"),
-                "--lexicon",
-                str(self.tmp / "short.txt"),
-                "--static",
-                str(self.tmp / "nostatic"),
-                "--test-seed",
-                "3",
-                "--tick-seconds",
-                "0.05",
-                "--log-json",
-                *extra,
-            ],
-            env=env,
-            stdout=log,
-            stderr=log,
-            cwd=self.tmp,
-        )
-        async with aiohttp.ClientSession() as s:
-            for _ in range(200):
-                try:
-                    async with s.get(self.url + "/healthz") as r:
-                        if r.status == 200:
-                            return
-                except aiohttp.ClientError:
-                    pass
-                assert self.proc.poll() is None, (self.tmp / "relay.log").read_text()
-                await asyncio.sleep(0.05)
-        raise AssertionError("relay did not start")
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(10)
-
-
 @pytest.fixture
-async def proc(tmp_path: Path) -> AsyncIterator[Proc]:
+async def proc(tmp_path: Path) -> AsyncIterator[RelayProcess]:
     write_short_lexicon(tmp_path / "short.txt")
-    p = Proc(tmp_path, free_port())
+    p = RelayProcess(
+        [
+            "--db",
+            str(tmp_path / "lexio.sqlite3"),
+            "--lexicon",
+            str(tmp_path / "short.txt"),
+            "--static",
+            str(tmp_path / "nostatic"),
+            "--test-seed",
+            "3",
+            "--tick-seconds",
+            "0.05",
+            "--log-json",
+        ],
+        log=tmp_path / "relay.log",
+        env={**os.environ, "PYTHONPATH": str(REPO), "LEXIO_ALLOW_TEST_SEED": "1"},
+        cwd=tmp_path,
+        start_timeout=10,
+    )
     try:
         yield p
     finally:
         p.stop()
 
 
-def as_relay(p: Proc) -> RunningRelay:
-    return RunningRelay(p.url, None, None, None)  # type: ignore[arg-type]
-
-
-async def test_kill_9_at_any_instant_loses_no_acknowledged_action(proc: Proc) -> None:
-    await proc.start()
+async def test_kill_9_at_any_instant_loses_no_acknowledged_action(proc: RelayProcess) -> None:
+    await proc.astart()
     async with aiohttp.ClientSession() as session:
-        table_id = await create_table(session, as_relay(proc), turn_seconds=600)
-        players = [await Player.connect(session, as_relay(proc), table_id) for _ in range(2)]
-        for i, p in enumerate(players):
-            await p.join(f"P{i}")
-        await players[0].send({"type": "start"})
-        for p in players:
-            await p.wait_seq(players[0].seq)
+        table_id, players = await seated_game(session, proc, turn_seconds=600)
         tokens = [p.token for p in players]
         acked: list[tuple[int, dict[str, Any]]] = []  # (seq, the move)
 
@@ -140,9 +83,9 @@ async def test_kill_9_at_any_instant_loses_no_acknowledged_action(proc: Proc) ->
         assert len(acked) >= 5, "too few actions before the kill to mean anything"
         seen = {p.seat: [f for f in p.frames if f["type"] == "event"] for p in players}
 
-    await proc.start()
+    await proc.astart()
     async with aiohttp.ClientSession() as session:
-        back = [await Player.connect(session, as_relay(proc), table_id) for _ in range(2)]
+        back = [await Player.connect(session, proc, table_id) for _ in range(2)]
         for p, token in zip(back, tokens, strict=True):
             ans = await p.send({"type": "join", "token": token})
             assert ans["type"] == "welcome"
@@ -161,15 +104,10 @@ async def test_kill_9_at_any_instant_loses_no_acknowledged_action(proc: Proc) ->
         assert ans["type"] == "ack" and ans["seq"] == snaps[0]["seq"] + 1
 
 
-async def test_a_restart_restores_the_clock_time_spent_down_counts(proc: Proc) -> None:
-    await proc.start("--grace-seconds", "1")
+async def test_a_restart_restores_the_clock_time_spent_down_counts(proc: RelayProcess) -> None:
+    await proc.astart("--grace-seconds", "1")
     async with aiohttp.ClientSession() as session:
-        table_id = await create_table(session, as_relay(proc), turn_seconds=30)
-        players = [await Player.connect(session, as_relay(proc), table_id) for _ in range(2)]
-        for i, p in enumerate(players):
-            await p.join(f"P{i}")
-        await players[0].send({"type": "start"})
-        await players[1].wait_seq(players[0].seq)
+        table_id, players = await seated_game(session, proc, turn_seconds=30)
         started = await players[1].wait_for(
             lambda f: f["type"] == "event" and f["event"]["type"] == "game_started"
         )
@@ -177,9 +115,9 @@ async def test_a_restart_restores_the_clock_time_spent_down_counts(proc: Proc) -
         token = players[1].token
     proc.kill9()
     await asyncio.sleep(0.3)
-    await proc.start("--grace-seconds", "1")
+    await proc.astart("--grace-seconds", "1")
     async with aiohttp.ClientSession() as session:
-        p1 = await Player.connect(session, as_relay(proc), table_id)
+        p1 = await Player.connect(session, proc, table_id)
         await p1.send({"type": "join", "token": token})
         snap = await p1.wait_for(lambda f: f["type"] == "snapshot")
         # Same deadline as before the crash; seat 0 is away, so the grace runs from the restart.
@@ -192,11 +130,11 @@ async def test_a_restart_restores_the_clock_time_spent_down_counts(proc: Proc) -
         assert ev["event"]["seat"] == 0
 
 
-async def test_graceful_shutdown_closes_sockets_with_server_restarting(proc: Proc) -> None:
-    await proc.start()
+async def test_graceful_shutdown_closes_sockets_with_server_restarting(proc: RelayProcess) -> None:
+    await proc.astart()
     async with aiohttp.ClientSession() as session:
-        table_id = await create_table(session, as_relay(proc))
-        p = await Player.connect(session, as_relay(proc), table_id)
+        table_id = await create_table(session, proc)
+        p = await Player.connect(session, proc, table_id)
         await p.join("Solo")
         assert proc.proc is not None
         proc.proc.send_signal(signal.SIGTERM)
@@ -204,7 +142,7 @@ async def test_graceful_shutdown_closes_sockets_with_server_restarting(proc: Pro
         assert p.closed == 1012
     assert proc.proc.wait(10) == 0
     # --log-json: every line is one JSON object; one per HTTP request and one per table action.
-    lines = [json.loads(line) for line in (proc.tmp / "relay.log").read_text().splitlines() if line.strip()]
+    lines = [json.loads(line) for line in proc.log.read_text().splitlines() if line.strip()]
     requests = [x for x in lines if x["msg"] == "request"]
     actions = [x for x in lines if x["msg"] == "action"]
     assert any(r["method"] == "POST" and r["path"] == "/api/tables" and r["status"] == 201 for r in requests)
