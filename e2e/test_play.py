@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import urllib.request
 from typing import Any
 
 from e2e_plan import Planner, features, plan_showcase
@@ -154,3 +156,42 @@ def test_preview_breakdown_states_each_multiplier_once(players: Any, relay: Rela
         for n in re.findall(r"\u00d7(\d+)", mults):
             product *= int(n)
         assert product == w["word_mult"], f"{text!r}: shown x{product}, the word is x{w['word_mult']}"
+
+
+def test_new_table_with_the_same_players_seats_both_at_the_new_table(
+    players: Any, relay: Relay, planner: Planner
+) -> None:
+    names = ["Alice", "Bob"]
+    table_id = relay.create_table()
+    alice, bob = people = [players(n) for n in names]
+    seat(people, relay.url, table_id)
+    st = planner.deal(SEED, table_id, names, 120)
+    while st.status == "playing":  # two rounds of passes end the game
+        p = people[st.turn or 0]
+        p.wait_my_turn()
+        p.pass_turn()
+        st = planner.play(st, engine.Pass())
+    for p in people:
+        expect(p.page.locator("#end-title")).to_be_visible()
+    # Bob asks: he goes to the new table at once and takes its first seat.
+    bob.page.locator("#new-table").click()
+    expect(bob.page).not_to_have_url(re.compile(re.escape(table_id)))
+    new_id = bob.table_id()
+    expect(bob.page.locator("#seat-list li")).to_have_count(1)
+    # Alice, still on the end screen, is told who proposes it and joins with one click.
+    offer = alice.page.get_by_test_id("rematch-offer")
+    expect(offer).to_contain_text("Bob proposes a new table")
+    alice.shot("80-rematch-offer")
+    alice.page.locator("#join-rematch").click()
+    expect(alice.page).to_have_url(re.compile(f"/t/{re.escape(new_id)}"))
+    for p in people:
+        expect(p.page.locator("#seat-list li")).to_have_count(2)
+        expect(p.page.locator("#seat-list li").first).to_contain_text("Bob")
+        expect(p.page.locator("#seat-list li").nth(1)).to_contain_text("Alice")
+    # Same players, same settings: Bob (seat 0) starts the new game.
+    bob.page.locator("#start-game").click()
+    for p in people:
+        expect(p.page.get_by_test_id("turn")).to_be_visible()
+    # The old table keeps the link (journaled): its summary names the new table.
+    with urllib.request.urlopen(f"{relay.url}/api/tables/{table_id}", timeout=5) as r:
+        assert json.loads(r.read())["rematch"]["table"] == new_id

@@ -66,13 +66,22 @@ async def headers_middleware(request: web.Request, handler: Handler) -> web.Stre
     """COOP/COEP on every response (Pyodide needs cross-origin isolation), plus one access-log line."""
     t0 = time.perf_counter()
     status = 500
+    response: web.StreamResponse
     try:
-        response = await handler(request)
+        if request.method == "OPTIONS" and request.path.startswith("/api/"):
+            # The CORS preflight, answered here for every API path (the router would say 405).
+            response = await api_preflight(request)
+        else:
+            response = await handler(request)
         status = response.status
     except web.HTTPException as exc:
         status = exc.status
         exc.headers["Cross-Origin-Opener-Policy"] = "same-origin"
         exc.headers["Cross-Origin-Embedder-Policy"] = "require-corp"
+        if request.path.startswith("/api/"):
+            cors = cors_origin(request)
+            if cors is not None:  # the page may read why (e.g. 413 body too large)
+                exc.headers.update(_cors_headers(cors))
         raise
     finally:
         request.app[METRICS_KEY].http_requests += 1
@@ -90,7 +99,53 @@ async def headers_middleware(request: web.Request, handler: Handler) -> web.Stre
     if not response.prepared:
         response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
         response.headers.setdefault("Cross-Origin-Embedder-Policy", "require-corp")
+        if request.path.startswith("/api/"):
+            cors = cors_origin(request)
+            if cors is not None:
+                response.headers.update(_cors_headers(cors))
     return response
+
+
+CORS_METHODS = "GET, POST, OPTIONS"
+CORS_MAX_AGE = "600"
+
+
+def cors_origin(request: web.Request) -> str | None:
+    """The ``Origin`` to grant cross-origin reads of ``/api/*``, or None (no CORS headers).
+
+    Only the origins listed with ``--allow-origin`` (``*``: any) and the ``--public-url``'s origin: the
+    same that may open game sockets. The relay's own host needs no CORS; static files never get it.
+    """
+    origin = request.headers.get("Origin")
+    if origin is None or origin == "null":
+        return None
+    config = request.app[CONFIG_KEY]
+    bare = origin.rstrip("/")
+    if bare in config.allow_origins or "*" in config.allow_origins:
+        return origin
+    if config.public_origin is not None and bare.lower() == config.public_origin:
+        return origin
+    return None
+
+
+def _cors_headers(origin: str) -> dict[str, str]:
+    # Vary: caches must not hand one origin's answer to another. No credentials: the API needs no cookies.
+    return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
+
+
+async def api_preflight(request: web.Request) -> web.Response:
+    """``OPTIONS /api/*``: the CORS preflight of a cross-origin POST (JSON body). 204 with the grant for an
+    allowed origin; 403 ``bad_origin`` without any CORS header otherwise (the browser then refuses)."""
+    origin = cors_origin(request)
+    if origin is None:
+        return _error(403, "bad_origin", "this Origin may not call the relay's API")
+    headers = {
+        **_cors_headers(origin),
+        "Access-Control-Allow-Methods": CORS_METHODS,
+        "Access-Control-Allow-Headers": "Content-Type",
+        "Access-Control-Max-Age": CORS_MAX_AGE,
+    }
+    return web.Response(status=204, headers=headers)
 
 
 def _error(status: int, code: str, message: str) -> web.Response:
@@ -112,6 +167,7 @@ def _table_summary(referee: Referee, table: Table) -> dict[str, Any]:
             {"seat": i, "name": s.name, "bot": s.bot, "score": s.score, "connected": table.connected(i)}
             for i, s in enumerate(st.seats)
         ],
+        "rematch": table.rematch,
     }
 
 
@@ -247,12 +303,14 @@ def origin_allowed(request: web.Request, allowed: tuple[str, ...], public_origin
 async def websocket(request: web.Request) -> web.StreamResponse:
     referee = request.app[REFEREE_KEY]
     config = request.app[CONFIG_KEY]
-    table = referee.get(request.match_info["table_id"])
-    if table is None:
-        # Finished games are readable through HTTP; live sockets only for live tables.
-        return _error(404, "table_not_found", "no such table")
     if not origin_allowed(request, config.allow_origins, config.public_origin):
         return _error(403, "bad_origin", "this Origin may not open a game socket")
+    # A finished table freed from memory (or from before a restart) comes back: its players may reconnect
+    # to see the end and ask for, or learn of, a new table with the same players.
+    table = referee.revive(request.match_info["table_id"])
+    if table is None:
+        return _error(404, "table_not_found", "no such table")
+    link_base = config.public_url or str(request.url.with_path("/").with_query(None)).rstrip("/")
     # No permessage-deflate: frames are small, and a zlib context per socket costs more CPU and memory
     # than it saves bandwidth.
     ws = web.WebSocketResponse(max_msg_size=HARD_FRAME_LIMIT, heartbeat=30.0, compress=False)
@@ -294,7 +352,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
                             break
                         _send_error(referee, conn, message.id, "rate_limited", "too many frames; slow down")
                         continue
-                    await dispatch(referee, table, conn, message, t0)
+                    await dispatch(referee, table, conn, message, t0, link_base=link_base)
                     continue
                 except ProtocolError as err:
                     bad += 1
@@ -369,8 +427,12 @@ def _tile(t: TileIn) -> Any:
     return engine.Tile(t.sq, letter.upper(), t.blank)
 
 
-async def dispatch(referee: Referee, table: Table, conn: Conn, m: ClientMessage, t0: float) -> None:
-    """Route one valid client frame. Raises RelayError (answered by the caller) for relay-level refusals."""
+async def dispatch(
+    referee: Referee, table: Table, conn: Conn, m: ClientMessage, t0: float, *, link_base: str = ""
+) -> None:
+    """Route one valid client frame. Raises RelayError (answered by the caller) for relay-level refusals.
+
+    ``link_base`` (the relay's public address) prefixes the shareable link of a rematch table."""
     if m.type == "ping":
         conn.send(dumps({"type": "pong", "id": m.id, "now": referee.now_ms()}))
         return
@@ -394,6 +456,12 @@ async def dispatch(referee: Referee, table: Table, conn: Conn, m: ClientMessage,
     if m.type == "resync":
         async with table.lock:
             referee.snapshot(table, conn)
+        return
+    if m.type == "rematch":
+        try:
+            await referee.rematch(table, conn, m.id, lambda new_id: f"{link_base}/t/{new_id}")
+        except RelayError as err:
+            raise _Refusal(m.id, err.code, err.message) from err
         return
     seat = conn.seat
     if seat is None:

@@ -61,6 +61,7 @@ _SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "pass": (frozenset(), frozenset()),
     "resync": (frozenset(), frozenset({"since"})),
     "ping": (frozenset(), frozenset()),
+    "rematch": (frozenset(), frozenset()),
 }
 CLIENT_TYPES: Final = frozenset(_SCHEMA)
 

@@ -2,7 +2,9 @@
 
 One row per engine event (``engine.event_to_dict`` as JSON) keyed by (table, seq); a ``SeatJoined`` row also
 holds the sha256 of that seat's secret token, so a restart restores who may act for which seat. The
-``tables`` row is an index (public flag, status) updated in the same transaction as the events.
+``tables`` row is an index (public flag, status) updated in the same transaction as the events. A
+``rematches`` row links a finished table to the one proposed for the same players (written with that new
+table, in its creating transaction), with the computer players to seat there.
 
 Durability: WAL with ``synchronous=NORMAL`` survives a killed process (kill -9) without losing a committed
 transaction; only an OS crash or power cut can lose the last commits (use ``synchronous_full=True`` for that).
@@ -35,6 +37,15 @@ CREATE TABLE IF NOT EXISTS events (
     token_hash TEXT,
     PRIMARY KEY (table_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rematches (
+    old_id TEXT PRIMARY KEY,
+    new_id TEXT NOT NULL,
+    by_seat INTEGER NOT NULL,
+    link TEXT NOT NULL,
+    bots TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rematches_new ON rematches(new_id);
 """
 
 
@@ -49,6 +60,19 @@ class TableRow:
     public: bool
     status: str
     updated_ms: int
+
+
+@dataclass(frozen=True)
+class RematchRow:
+    """``old_id`` ended; ``new_id`` was proposed by seat ``by_seat`` of it. ``bots``: (name, level) of the old
+    table's computer players, seated at the new table right after its first arrival."""
+
+    old_id: str
+    new_id: str
+    by_seat: int
+    link: str
+    bots: tuple[tuple[str, str], ...]
+    created_ms: int
 
 
 @dataclass(frozen=True)
@@ -97,11 +121,20 @@ class Store:
             self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     def create_table(
-        self, table_id: str, *, created_ms: int, public: bool, status: str, events: Sequence[dict[str, Any]]
+        self,
+        table_id: str,
+        *,
+        created_ms: int,
+        public: bool,
+        status: str,
+        events: Sequence[dict[str, Any]],
+        rematch: RematchRow | None = None,
     ) -> None:
-        """Insert a table and its first events (seq 1..n) in one transaction.
+        """Insert a table and its first events (seq 1..n) in one transaction, with the ``rematch`` link that
+        makes it the new table of a finished one (if given).
 
-        Raises StoreError on a clash, sqlite3.Error on I/O failure (disk full, locked): nothing written.
+        Raises StoreError on a clash (that table id, or a second rematch of the same old table), sqlite3.Error
+        on I/O failure (disk full, locked): nothing written.
         """
         try:
             self._db.execute("BEGIN IMMEDIATE")
@@ -113,6 +146,19 @@ class Store:
                 "INSERT INTO events (table_id, seq, body, token_hash) VALUES (?, ?, ?, NULL)",
                 [(table_id, i, _dumps(body)) for i, body in enumerate(events, start=1)],
             )
+            if rematch is not None:
+                self._db.execute(
+                    "INSERT INTO rematches (old_id, new_id, by_seat, link, bots, created_ms)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        rematch.old_id,
+                        rematch.new_id,
+                        rematch.by_seat,
+                        rematch.link,
+                        json.dumps([list(b) for b in rematch.bots]),
+                        rematch.created_ms,
+                    ),
+                )
             self._db.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
             self._rollback()
@@ -179,6 +225,16 @@ class Store:
             "UPDATE tables SET status = ?, updated_ms = ? WHERE id = ?", (status, now_ms, table_id)
         )
 
+    def rematch_of(self, old_id: str) -> RematchRow | None:
+        """The new table proposed after ``old_id`` ended, if any."""
+        row = self._db.execute(_REMATCH_SELECT + " WHERE old_id = ?", (old_id,)).fetchone()
+        return _rematch_row(row) if row else None
+
+    def rematch_into(self, new_id: str) -> RematchRow | None:
+        """The link that created ``new_id`` as a rematch, if it was one."""
+        row = self._db.execute(_REMATCH_SELECT + " WHERE new_id = ?", (new_id,)).fetchone()
+        return _rematch_row(row) if row else None
+
     def events(self, table_id: str) -> list[EventRow]:
         rows = self._db.execute(
             "SELECT seq, body, token_hash FROM events WHERE table_id = ? ORDER BY seq", (table_id,)
@@ -192,6 +248,14 @@ class Store:
 
 def _table_row(row: tuple[Any, ...]) -> TableRow:
     return TableRow(id=row[0], created_ms=row[1], public=bool(row[2]), status=row[3], updated_ms=row[4])
+
+
+_REMATCH_SELECT = "SELECT old_id, new_id, by_seat, link, bots, created_ms FROM rematches"
+
+
+def _rematch_row(row: tuple[Any, ...]) -> RematchRow:
+    bots = tuple((str(b[0]), str(b[1])) for b in json.loads(row[4]))
+    return RematchRow(row[0], row[1], int(row[2]), row[3], bots, int(row[5]))
 
 
 def _dumps(body: dict[str, Any]) -> str:

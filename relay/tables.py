@@ -30,7 +30,7 @@ from relay.botdriver import BotDriver
 from relay.config import MAX_TURN_SECONDS, MIN_TURN_SECONDS, Config
 from relay.logs import event as log_event
 from relay.metrics import Metrics
-from relay.store import Store, StoreError
+from relay.store import RematchRow, Store, StoreError
 
 log = logging.getLogger("lexio.relay")
 
@@ -150,6 +150,10 @@ class Table:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     bot_task: asyncio.Task[None] | None = None
     bot_levels: dict[int, str] = field(default_factory=dict)
+    # Ended table: the new table proposed for the same players ({"table", "link", "by"}; the wire object).
+    rematch: dict[str, Any] | None = None
+    # New table of a rematch: the old table's computer players (name, level), seated after the first arrival.
+    rematch_bots: tuple[tuple[str, str], ...] = ()
 
     @property
     def status(self) -> str:
@@ -230,7 +234,14 @@ class Referee:
             ev = engine.event_from_dict(row.body)
             state = engine.apply(state, ev)
             _track_tokens(tokens, ev, row.token_hash)
-        return Table(table_id, public, created_ms, state, self._rng(table_id), tokens)
+        table = Table(table_id, public, created_ms, state, self._rng(table_id), tokens)
+        after = self.store.rematch_of(table_id)
+        if after is not None:
+            table.rematch = _rematch_frame(after)
+        before = self.store.rematch_into(table_id)
+        if before is not None:
+            table.rematch_bots = before.bots
+        return table
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -268,8 +279,19 @@ class Referee:
             await asyncio.gather(*closing, return_exceptions=True)
 
     # -- tables ----------------------------------------------------------------------------------------------
-    def create_table(self, *, turn_seconds: int, public: bool, variant: str = "lexio") -> Table:
-        """Create and journal a new table. Raises RelayError bad_turn_seconds, engine.LexioError."""
+    def create_table(
+        self,
+        *,
+        turn_seconds: int,
+        public: bool,
+        variant: str = "lexio",
+        rematch: Callable[[str], RematchRow] | None = None,
+    ) -> Table:
+        """Create and journal a new table; ``rematch`` builds, from the new id, the link that makes it the
+        new table of a finished one (journaled in the same transaction).
+
+        Raises RelayError bad_turn_seconds, engine.LexioError, StoreError / sqlite3.Error (nothing written).
+        """
         if not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
             shown = str(turn_seconds) if abs(turn_seconds) < 10**9 else "a huge number"
             raise RelayError(
@@ -290,14 +312,18 @@ class Referee:
         )
         for ev in events:
             state = engine.apply(state, ev)
+        link = rematch(table_id) if rematch is not None else None
         self.store.create_table(
             table_id,
             created_ms=now,
             public=public,
             status=str(state.status),
             events=[engine.event_to_dict(e) for e in events],
+            rematch=link,
         )
         table = Table(table_id, public, now, state, rng)
+        if link is not None:
+            table.rematch_bots = link.bots
         self.tables[table_id] = table
         self.metrics.events += len(events)
         log_event("table created", table=table_id, public=public, turn_seconds=turn_seconds)
@@ -305,6 +331,62 @@ class Referee:
 
     def get(self, table_id: str) -> Table | None:
         return self.tables.get(table_id)
+
+    def revive(self, table_id: str) -> Table | None:
+        """A finished table back in memory from its journal (its players come back after a restart, or after
+        its memory was freed: they see the end and any new table proposed). None unless it ended.
+
+        Raises StoreError / sqlite3.Error if the journal cannot be read."""
+        live = self.tables.get(table_id)
+        if live is not None:
+            return live
+        row = self.store.table(table_id)
+        if row is None or row.status != "ended":
+            return None
+        table = self._load(row.id, row.public, row.created_ms)
+        self.tables[table_id] = table
+        return table
+
+    async def rematch(
+        self, table: Table, conn: Conn, msg_id: str | None, link_for: Callable[[str], str]
+    ) -> None:
+        """Propose (once per table) a new table for the players of the ended ``table``: same turn time,
+        visibility and variant; tell every connection of ``table``, then ack the asker. A second request
+        gets the same table back. ``link_for`` turns a table id into its shareable address.
+
+        Raises RelayError not_a_seat (spectator), not_ended (the game is not over); StoreError /
+        sqlite3.Error if the journal refuses the new table (nothing was created nor told).
+        """
+        async with table.lock:
+            seat = conn.seat
+            if seat is None:
+                raise RelayError("not_a_seat", "only a player of this table can propose a new table")
+            if table.status != "ended":
+                raise RelayError("not_ended", "a new table can be proposed once the game has ended")
+            now = self.now_ms()
+            if table.rematch is None:
+                st = table.state
+                bots = tuple((str(s.name), str(s.bot)) for s in st.seats if s.bot)
+
+                def link(new_id: str) -> RematchRow:
+                    return RematchRow(table.id, new_id, seat, link_for(new_id), bots, now)
+
+                new = self.create_table(
+                    turn_seconds=int(st.turn_seconds),
+                    public=table.public,
+                    variant=str(st.variant),
+                    rematch=link,
+                )
+                table.rematch = {"table": new.id, "link": link_for(new.id), "by": seat}
+                frame = dumps({"type": "rematch", **table.rematch, "now": now})
+                for c in list(table.all_conns()):
+                    c.send(frame)
+                self.metrics.actions["rematch"] += 1
+                log_event("rematch", table=table.id, seat=seat, new_table=new.id)
+            else:
+                # Idempotent: the asker (e.g. a second player clicking at the same time) learns the same one.
+                conn.send(dumps({"type": "rematch", **table.rematch, "now": now}))
+            conn.send(dumps({"type": "ack", "id": msg_id, "seq": int(table.state.version), "now": now}))
 
     def read_table(self, table_id: str) -> Table | None:
         """A live table, or a finished one rebuilt from the journal (not kept)."""
@@ -490,8 +572,11 @@ class Referee:
         if not events:
             return []
         rows: list[tuple[dict[str, Any], str | None]] = []
+        token_owner = True  # a join may seat computer players after the person (a rematch): not theirs
         for ev in events:
-            th = hash_token(new_token) if new_token and type(ev).__name__ == "SeatJoined" else None
+            th = None
+            if new_token and token_owner and type(ev).__name__ == "SeatJoined" and not ev.bot:
+                th, token_owner = hash_token(new_token), False
             rows.append((engine.event_to_dict(ev), th))
         first_seq = int(table.state.version) + 1
         changed = str(state.status) if state.status != table.state.status else None
@@ -657,6 +742,7 @@ class Referee:
                     "clock": self.clock(table),
                     "presence": table.presence(),
                     "now": now,
+                    **({"rematch": table.rematch} if table.rematch is not None else {}),
                 }
             )
         )
@@ -695,10 +781,23 @@ class Referee:
             self.welcome(table, conn, msg_id, token)
             self.presence_changed(table, clock_changed=False)
 
+        def commands(t: Table) -> list[Any]:
+            joins: list[Any] = [engine.Join(name)]
+            if t.rematch_bots and t.seat_count() == 0 and t.status in ("empty", "waiting"):
+                # The new table of a rematch: the old table's computer players sit right after the first
+                # person (seat 0 can start the game; a bot could not), in their old order.
+                taken = {name.strip().casefold()}
+                for bot_name, level in t.rematch_bots:
+                    if bot_name.casefold() in taken:
+                        bot_name = next(f"Robot {n}" for n in range(1, 6) if f"robot {n}" not in taken)
+                    taken.add(bot_name.casefold())
+                    joins.append(engine.Join(bot_name, bot=level))
+            return joins
+
         await self.run(
             table,
             conn,
-            lambda t: [engine.Join(name)],
+            commands,
             kind="join",
             msg_id=msg_id,
             new_token=token,
@@ -819,6 +918,10 @@ class Referee:
 
 def _timeout_pass(table: Table) -> list[Any]:
     return [engine.TimeoutPass(table.state.turn)]
+
+
+def _rematch_frame(row: RematchRow) -> dict[str, Any]:
+    return {"table": row.new_id, "link": row.link, "by": row.by_seat}
 
 
 def _track_tokens(tokens: list[str | None], ev: Any, token_hash: str | None) -> None:

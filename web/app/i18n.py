@@ -174,6 +174,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "download_gcg": ("Télécharger la partie (GCG)", "Download the game (GCG)"),
     "new_table_same": ("Nouvelle table, mêmes joueurs", "New table, same players"),
     "back_home": ("Accueil", "Home"),
+    "rematch_by": ("{name} propose une nouvelle table.", "{name} proposes a new table."),
+    "rematch_mine": ("Vous avez proposé une nouvelle table.", "You proposed a new table."),
+    "join_rematch": ("Rejoindre", "Join"),
     "end_reason_out": ("un joueur a posé sa dernière lettre", "a player played out"),
     "end_reason_passes": ("deux tours de table sans pose", "two rounds without a play"),
     # -- engine error codes
@@ -258,6 +261,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "bad_request": ("Requête refusée.", "Request refused."),
     "bad_turn_seconds": ("Temps par tour : 30 à 600 s.", "Time per turn: 30 to 600 s."),
     "game_not_finished": ("La partie n'est pas finie.", "The game is not finished."),
+    "not_ended": (
+        "Une nouvelle table se propose une fois la partie finie.",
+        "A new table can be proposed once the game is over.",
+    ),
+    "bad_origin": ("Ce site n'est pas autorisé par le serveur.", "This site is not allowed by the server."),
     "network_error": ("Serveur injoignable.", "Server unreachable."),
 }
 

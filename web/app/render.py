@@ -709,12 +709,41 @@ def end(state: UiState, tr: Translator, gcg_url: str) -> str:
         '<div class="actions">'
         f'<a class="button" id="download-gcg" href="{_e(gcg_url)}" download="lexio.gcg">'
         f"{_e(tr.t('download_gcg'))}</a>"
-        '<button type="button" id="new-table" class="primary" data-act="rematch">'
-        f"{_e(tr.t('new_table_same'))}</button>"
+        f"{_rematch_button(state, tr)}"
         f'<button type="button" id="back-home" data-act="home">{_e(tr.t("back_home"))}</button>'
-        "</div></section>"
+        f"</div>{_rematch_offer(state, tr)}</section>"
         f'<div class="end-journal card">{journal(state, tr)}</div>'
     )
+
+
+def _rematch_button(state: UiState, tr: Translator) -> str:
+    # Only a seat may ask (docs/protocol.md); once a table is proposed, the offer below replaces it.
+    if state.rematch is not None or state.seat is None:
+        return ""
+    off = ' disabled aria-busy="true"' if state.rematch_pending else (" disabled" if state.cut_off else "")
+    return (
+        f'<button type="button" id="new-table" class="primary" data-act="rematch"{off}>'
+        f"{_e(tr.t('new_table_same'))}</button>"
+    )
+
+
+def _rematch_offer(state: UiState, tr: Translator) -> str:
+    """The "X proposes a new table" line and its Join button (a normal join: data-act=join, the id)."""
+    parts = []
+    if state.rematch_error is not None and state.rematch is None:
+        code, params = state.rematch_error
+        parts.append(f'<p class="error" role="alert" data-testid="error">{_e(tr.error(code, params))}</p>')
+    if state.rematch is not None:
+        mine = state.seat is not None and state.rematch.get("by") == state.seat
+        text = tr.t("rematch_mine") if mine else tr.t("rematch_by", name=state.rematch_proposer() or "?")
+        parts.append(
+            f'<p data-testid="rematch-offer">{_e(text)} '
+            f'<button type="button" id="join-rematch" class="primary" data-act="join" '
+            f'data-arg="{_e(state.rematch["table"])}">{_e(tr.t("join_rematch"))}</button></p>'
+        )
+    if not parts:
+        return ""
+    return f'<div class="rematch" role="status" aria-live="polite">{"".join(parts)}</div>'
 
 
 def shell_body(state: UiState, tr: Translator) -> str:

@@ -86,6 +86,12 @@ class UiState:
         self.outbox: list[dict[str, Any]] = []
         self._next_id = 0
         self.awaiting: dict[str, str] = {}  # frame id -> type, until ack/rejected/error
+        # after the end: the new table proposed for the same players ({"table", "link", "by"}), and where the
+        # glue should navigate next (set when this tab asked for it: the asker goes there at once)
+        self.rematch: dict[str, Any] | None = None
+        self.goto: str | None = None
+        self._rematch_asked = False
+        self.rematch_error: tuple[str, dict[str, Any]] | None = None  # the refusal of our request
 
     # -- derived -----------------------------------------------------------------------------------------
     @property
@@ -404,6 +410,64 @@ class UiState:
         self.view, self.seq, self.seat = None, -1, None
         self.pending.clear()
         self.conn = "connecting"
+        self._forget_rematch()
+
+    def _forget_rematch(self) -> None:
+        self.rematch, self.goto, self._rematch_asked = None, None, False
+        self.rematch_error = None
+
+    # -- a new table with the same players (docs/protocol.md, "rematch") ------------------------------
+    def request_rematch(self) -> bool:
+        """The end screen's "new table, same players": ask the relay on this table's socket (it creates one
+        table, tells every seat, and a second request gets the same one); once it answers, ``goto`` holds
+        the new table. Already proposed: go there at once. Returns False when it cannot be asked now
+        (game not over, a spectator, no connection)."""
+        if self.screen != "end" or self.seat is None:
+            return False
+        if self.rematch is not None:
+            self._prepare_rematch_join()
+            self.goto = str(self.rematch["table"])
+            return True
+        if self.cut_off or self._rematch_asked:
+            return False
+        self._rematch_asked = True
+        self.rematch_error = None
+        self.send({"type": "rematch"})
+        return True
+
+    @property
+    def rematch_pending(self) -> bool:
+        """Asked for a new table; the relay has not answered yet."""
+        return self._rematch_asked
+
+    def rematch_proposer(self) -> str | None:
+        """The name of whoever proposed the new table (None: nobody yet)."""
+        if self.rematch is None:
+            return None
+        by = self.rematch.get("by")
+        seats = (self.view or {}).get("seats") or ()
+        for s in seats:
+            if s.get("seat") == by:
+                return str(s.get("name", "?"))
+        return "?"
+
+    def _prepare_rematch_join(self) -> None:
+        # Joining the new table is a normal join by name: the stored one, else the name played under here.
+        if self.valid_name() or self.seat is None:
+            return
+        seats = (self.view or {}).get("seats") or ()
+        if 0 <= self.seat < len(seats):
+            self.name = str(seats[self.seat].get("name", ""))
+
+    def _on_rematch(self, frame: dict[str, Any]) -> None:
+        table = frame.get("table")
+        if not isinstance(table, str) or not table:
+            return
+        self.rematch = {"table": table, "link": frame.get("link"), "by": frame.get("by")}
+        self._prepare_rematch_join()
+        if self._rematch_asked:
+            self._rematch_asked = False
+            self.goto = table
 
     def join_frame(self) -> dict[str, Any]:
         if self.token:
@@ -415,6 +479,7 @@ class UiState:
         self.view, self.seat, self.seq = None, None, -1
         self.pending.clear()
         self.conn = "idle"
+        self._forget_rematch()
 
     # -- server frames -----------------------------------------------------------------------------------
     def on_frame(self, frame: dict[str, Any], local_now: int) -> None:
@@ -423,8 +488,7 @@ class UiState:
             self.clock_sync.observe(frame["now"], local_now)
         kind = frame.get("type")
         fid = frame.get("id")
-        if isinstance(fid, str):
-            self.awaiting.pop(fid, None)
+        answered = self.awaiting.pop(fid, None) if isinstance(fid, str) else None
         if kind == "welcome":
             self.seat = frame.get("seat")
             self.token = frame.get("token") or self.token
@@ -438,6 +502,15 @@ class UiState:
             self.clock = frame.get("clock") or {}
             self.presence = {int(p["seat"]): bool(p["connected"]) for p in frame.get("presence") or ()}
             self._set_view(frame["view"])
+            if isinstance(frame.get("rematch"), dict):
+                # Proposed while this tab was away (or its answer was lost with the old socket).
+                self._on_rematch(frame["rematch"])
+            else:
+                self.rematch = None
+                # A request lost with a dropped socket (welcome forgot it) may be sent again.
+                self._rematch_asked = "rematch" in self.awaiting.values()
+        elif kind == "rematch":
+            self._on_rematch(frame)
         elif kind == "event":
             seq = int(frame.get("seq", -1))
             if seq != self.seq + 1:
@@ -458,6 +531,9 @@ class UiState:
         elif kind == "error":
             code = str(frame.get("code", "internal_error"))
             self.error = (code, dict(frame.get("params") or {}))
+            if answered == "rematch":
+                self._rematch_asked = False
+                self.rematch_error = self.error
             if self.view is None:
                 self.notice = (
                     self.error
