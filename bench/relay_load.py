@@ -10,6 +10,7 @@ Output: a human header (``#`` lines), then ``name<TAB>value<TAB>unit`` lines.
 
     python bench/relay_load.py                      # default: 200 tables x 4 seats, ~40 s in all
     python bench/relay_load.py --tables 1000 --duration 60 --think-ms 1000
+    python bench/relay_load.py --tables 300 --tracemalloc   # also the relay's Python heap per table
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -55,6 +57,34 @@ def proc_runqueue_wait_s(pid: int) -> float:
         except (OSError, IndexError, ValueError):
             continue
     return total / 1e9
+
+
+# ``python -c TRACED_RELAY -m relay serve ARGS``: the relay under tracemalloc; on SIGUSR1 it writes its
+# traced Python heap (bytes, after a full collection) to $LEXIO_BENCH_HEAP_FILE.
+TRACED_RELAY = """
+import gc, os, runpy, signal, sys, tracemalloc
+tracemalloc.start(1)
+def report(signum, frame):
+    gc.collect()
+    path = os.environ["LEXIO_BENCH_HEAP_FILE"]
+    with open(path + ".tmp", "w") as out:
+        out.write(str(tracemalloc.get_traced_memory()[0]))
+    os.replace(path + ".tmp", path)
+signal.signal(signal.SIGUSR1, report)
+sys.argv = ["relay", *sys.argv[3:]]  # sys.argv is ["-c", "-m", "relay", "serve", ...]
+runpy.run_module("relay", run_name="__main__", alter_sys=True)
+"""
+
+
+async def relay_heap_bytes(pid: int, path: Path) -> int:
+    """The traced relay's Python heap now (see TRACED_RELAY); -1 if it does not answer within 10 s."""
+    path.unlink(missing_ok=True)
+    os.kill(pid, signal.SIGUSR1)
+    for _ in range(1000):
+        if path.exists():
+            return int(path.read_text())
+        await asyncio.sleep(0.01)
+    return -1
 
 
 def proc_rss_kb(pid: int) -> int:
@@ -338,10 +368,13 @@ async def main_async(args: argparse.Namespace) -> int:
     words = ["".join(p) for n in (2, 3) for p in itertools.product(letters, repeat=n)]
     (tmp / "short.txt").write_text("\n".join(words) + "\n")
     prefix = (
-        ["-m", "cProfile", "-o", os.environ["LEXIO_BENCH_PROFILE"]]
+        ["-m", "cProfile", "-o", os.path.abspath(os.environ["LEXIO_BENCH_PROFILE"])]
         if os.environ.get("LEXIO_BENCH_PROFILE")
         else []
     )
+    heap_file = tmp / "heap.txt"
+    if args.tracemalloc:
+        prefix = ["-c", TRACED_RELAY]
     relay = RelayProcess(
         [
             "--db",
@@ -356,7 +389,10 @@ async def main_async(args: argparse.Namespace) -> int:
             "1000000",
         ],
         log=tmp / "relay.log",
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO), "LEXIO_BENCH_HEAP_FILE": str(heap_file)},
+        # `python -m` puts the working directory first on sys.path: from another checkout's directory the
+        # bench would measure that checkout's relay.
+        cwd=REPO,
         python_args=prefix,
         wrapper=(
             ["taskset", "-c", str(args.cpu)]
@@ -379,7 +415,9 @@ async def main_async(args: argparse.Namespace) -> int:
         async with aiohttp.ClientSession() as session:
             assert relay.proc is not None
             pid = relay.proc.pid
+            # Baseline: the idle relay after start-up (word list loaded, nothing connected).
             rss0 = proc_rss_kb(pid)
+            heap0 = await relay_heap_bytes(pid, heap_file) if args.tracemalloc else 0
             t_setup = time.perf_counter()
             shares = [
                 args.tables // args.clients + (1 if i < args.tables % args.clients else 0)
@@ -423,6 +461,7 @@ async def main_async(args: argparse.Namespace) -> int:
             cpu1 = proc_cpu_seconds(pid)
             wait1 = proc_runqueue_wait_s(pid)
             rss_end = proc_rss_kb(pid)
+            heap_end = await relay_heap_bytes(pid, heap_file) if args.tracemalloc else 0
             hist1 = await scrape_histogram(session, url)
             stats = Stats()
             client_cpu = 0.0
@@ -450,6 +489,11 @@ async def main_async(args: argparse.Namespace) -> int:
         f"# machine: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at end "
         "(other work on the machine inflates client-side latency)"
     )
+    if args.tracemalloc:
+        print(
+            "# relay under tracemalloc: its RSS includes tracemalloc's own records; CPU and latency inflated"
+        )
+    print("# rss/heap per table: (relay at the end of the window - idle relay after start-up) / tables")
     print("# latency: client side, action frame sent -> its ack received (loopback, incl. the SQLite commit)")
     rows = [
         ("tables", args.tables, "tables"),
@@ -484,6 +528,12 @@ async def main_async(args: argparse.Namespace) -> int:
         ("relay_rss_end", round(rss_end / 1024, 1), "MiB"),
         ("relay_rss_per_table", round((rss_end - rss0) / args.tables, 1), "KiB"),
     ]
+    if args.tracemalloc:
+        rows += [
+            ("relay_heap_baseline", round(heap0 / 2**20, 1), "MiB (Python heap, tracemalloc)"),
+            ("relay_heap_end", round(heap_end / 2**20, 1), "MiB (Python heap, tracemalloc)"),
+            ("relay_heap_per_table", round((heap_end - heap0) / 1024 / args.tables, 1), "KiB"),
+        ]
     for name, value, unit in rows:
         print(f"{name}\t{value}\t{unit}")
     return 0
@@ -500,7 +550,12 @@ def main() -> int:
     parser.add_argument("--cpu", type=int, default=0, help="pin the relay to this CPU (taskset); -1: no pin")
     parser.add_argument("--relay-log-level", default="INFO")
     parser.add_argument("--clients", type=int, default=2, help="load-generator processes")
+    parser.add_argument(
+        "--tracemalloc", action="store_true", help="run the relay under tracemalloc; report its Python heap"
+    )
     args = parser.parse_args()
+    if args.tracemalloc and os.environ.get("LEXIO_BENCH_PROFILE"):
+        parser.error("--tracemalloc and LEXIO_BENCH_PROFILE are exclusive")
     if args.cpu is not None and args.cpu < 0:
         args.cpu = None
     return asyncio.run(main_async(args))

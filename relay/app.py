@@ -310,17 +310,20 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     table = referee.revive(request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
-    link_base = config.public_url or str(request.url.with_path("/").with_query(None)).rstrip("/")
     # No permessage-deflate: frames are small, and a zlib context per socket costs more CPU and memory
     # than it saves bandwidth.
     ws = web.WebSocketResponse(max_msg_size=HARD_FRAME_LIMIT, heartbeat=30.0, compress=False)
     await ws.prepare(request)
+    _drop_http_parser(request)
     conn = Conn(ws, request.remote or "?")
     referee.sockets += 1
     limiter = RateLimiter(config.rate_burst, config.rate_per_second, time.monotonic())
     bad = 0
     try:
-        async for msg in ws:
+        while True:
+            # receive() rather than ``async for``: no __anext__ coroutine parked per idle socket. Close
+            # (and error) messages are neither text nor binary and end the loop, as iteration would.
+            msg = await ws.receive()
             t0 = time.perf_counter()
             if msg.type != WSMsgType.TEXT:
                 if msg.type == WSMsgType.BINARY:
@@ -328,46 +331,13 @@ async def websocket(request: web.Request) -> web.StreamResponse:
                     _send_error(referee, conn, None, "bad_json", "binary frames are not accepted")
                     continue
                 break
-            data: str = msg.data
-            # Byte length matters; encode only when the character count cannot settle it.
-            if len(data) > config.frame_limit or (
-                len(data) * 4 > config.frame_limit and len(data.encode()) > config.frame_limit
-            ):
-                bad += 1
-                _send_error(
-                    referee,
-                    conn,
-                    None,
-                    "frame_too_large",
-                    f"frames are limited to {config.frame_limit} bytes",
-                )
-            else:
-                msg_id: str | None = None
-                try:
-                    message = parse_frame(data)
-                    msg_id = message.id
-                    if not limiter.allow(time.monotonic()):
-                        if limiter.strikes > config.rate_burst:
-                            conn.close_soon(1008, "flooding")
-                            break
-                        _send_error(referee, conn, message.id, "rate_limited", "too many frames; slow down")
-                        continue
-                    await dispatch(referee, table, conn, message, t0, link_base=link_base)
-                    continue
-                except ProtocolError as err:
-                    bad += 1
-                    _send_error(referee, conn, err.msg_id, err.code, err.message, err.params)
-                except RelayError as err:
-                    bad += 1
-                    _send_error(
-                        referee, conn, getattr(err, "msg_id", None), err.code, err.message, err.params
-                    )
-                except Exception:
-                    # A bug or an I/O failure (e.g. the journal): nothing was acknowledged; say so and go on.
-                    log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
-                    _send_error(
-                        referee, conn, msg_id, "internal_error", "the relay could not process this frame"
-                    )
+            # One frame's objects (text, parsed message) live in _on_frame's locals only: an idle socket
+            # (most of them, most of the time) must not keep its last frame alive.
+            outcome = await _on_frame(request, table, conn, limiter, msg.data, t0)
+            del msg
+            if outcome is None:
+                break
+            bad += outcome
             if bad > MAX_BAD_FRAMES:
                 conn.close_soon(1008, "too many bad frames")
                 break
@@ -376,6 +346,67 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         await referee.disconnect(conn)
         await conn.stop()
     return ws
+
+
+def _drop_http_parser(request: web.Request) -> None:
+    """Free the connection's HTTP/1.1 parser once it carries a WebSocket (about 2 KB per socket).
+
+    aiohttp (pinned) keeps the parser of the upgrade request, with that request's header lists, for the
+    socket's whole life, but never uses it after an accepted upgrade: frames go to the WebSocket reader.
+    Private attributes: if a future aiohttp renames them, this does nothing.
+    """
+    protocol = request.protocol
+    if getattr(protocol, "_upgraded", False) and getattr(protocol, "_payload_parser", None) is not None:
+        protocol._parser = None
+
+
+def _link_base(request: web.Request) -> str:
+    # Computed only for a rematch: request.url is cached on the request for the socket's whole life.
+    config = request.app[CONFIG_KEY]
+    return config.public_url or str(request.url.with_path("/").with_query(None)).rstrip("/")
+
+
+async def _on_frame(
+    request: web.Request, table: Table, conn: Conn, limiter: RateLimiter, data: str, t0: float
+) -> int | None:
+    """Answer one text frame. Returns 1 if it was a bad frame, 0 if not, None to stop reading (flooding)."""
+    referee = request.app[REFEREE_KEY]
+    config = request.app[CONFIG_KEY]
+    # Byte length matters; encode only when the character count cannot settle it.
+    if len(data) > config.frame_limit or (
+        len(data) * 4 > config.frame_limit and len(data.encode()) > config.frame_limit
+    ):
+        _send_error(
+            referee,
+            conn,
+            None,
+            "frame_too_large",
+            f"frames are limited to {config.frame_limit} bytes",
+        )
+        return 1
+    msg_id: str | None = None
+    try:
+        message = parse_frame(data)
+        msg_id = message.id
+        if not limiter.allow(time.monotonic()):
+            if limiter.strikes > config.rate_burst:
+                conn.close_soon(1008, "flooding")
+                return None
+            _send_error(referee, conn, message.id, "rate_limited", "too many frames; slow down")
+            return 0
+        link_base = _link_base(request) if message.type == "rematch" else ""
+        await dispatch(referee, table, conn, message, t0, link_base=link_base)
+        return 0
+    except ProtocolError as err:
+        _send_error(referee, conn, err.msg_id, err.code, err.message, err.params)
+    except RelayError as err:
+        _send_error(referee, conn, getattr(err, "msg_id", None), err.code, err.message, err.params)
+    except Exception:
+        # A bug or an I/O failure (e.g. the journal): nothing was acknowledged; say so and go on.
+        log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
+        _send_error(referee, conn, msg_id, "internal_error", "the relay could not process this frame")
+        return 0
+    return 1
 
 
 def _send_error(

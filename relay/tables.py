@@ -136,7 +136,7 @@ class Conn:
                 sender.cancel()
 
 
-@dataclass
+@dataclass(slots=True)
 class Table:
     id: str
     public: bool
