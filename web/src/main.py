@@ -1,9 +1,9 @@
-"""Browser glue (the PyScript entry; runs in a worker): WebSocket, HTTP, timers, and the page.
+"""Browser glue (run by worker.mjs in a Pyodide worker): WebSocket, HTTP, timers, and the page.
 
 All decisions are in the plain-Python ``app`` package; this file moves data between the browser and
-``UiState``. A synchronous call into the main thread costs 1-15 ms on a loaded machine, so the page is
-touched through exactly two doors: UI events arrive as one JSON string each (``sync.ui``, posted by the
-bootstrap in index.html), and every render leaves as one JSON patch (``window.lexioPatch``).
+``UiState``. The worker never reads the page: the page's state at start arrives once (``lexioBootInfo``),
+UI events arrive as one JSON string each (``lexioUi``, posted by the bootstrap in index.html), and every
+render leaves as one JSON patch posted to the page (applied by ``window.lexioPatch`` there).
 """
 
 # ruff: noqa: E402  (BOOT is stamped before the other imports, to time them)
@@ -20,12 +20,12 @@ from typing import Any
 import js  # type: ignore[import-not-found]
 
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
+# On a returning visit these modules come from the interpreter snapshot (worker.mjs): no compilation.
 from app import render
 from app.i18n import Translator, pick_language
 from app.state import UiState
 from app.timing import NO_RECONNECT, should_reconnect
 from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
-from pyscript import sync, window  # type: ignore[import-not-found]
 
 BOOT["imports"] = float(js.performance.now())
 
@@ -40,8 +40,8 @@ def _is_null(x: Any) -> bool:
 
 class App:
     def __init__(self) -> None:
-        # One call for everything the page knows at start (each call into the page is a round trip).
-        boot = json.loads(str(window.lexioBoot()))
+        # Everything the page knows at start, posted once by the bootstrap before any event.
+        boot = json.loads(str(js.lexioBootInfo))
         self.location = str(boot["href"])
         self.storage: dict[str, str] = dict(
             boot["storage"]
@@ -74,10 +74,13 @@ class App:
         self.side_presence: tuple[str, dict[int, bool]] = ("", {})
         self.ts: float | None = None
         self.board_key: tuple[int, str] = (-1, "")
-        sync.ui = self.on_ui
+        js.lexioUi = create_proxy(self.on_ui)
 
     # -- page patching -----------------------------------------------------------------------------------
     def send_patch(self) -> None:
+        if self.ts is not None:
+            # The first patch after a UI event answers it (the page times event → answer from this).
+            self.patch["ts"], self.ts = self.ts, None
         if self.patch:
             # Fire and forget: the worker never waits for the main thread to paint.
             js.postMessage("lexio:" + json.dumps(self.patch))
@@ -134,7 +137,7 @@ class App:
             self.state.tables = list(data.get("tables") or [])
         self.render()
 
-    async def create_table(self, *, rematch: bool = False) -> None:
+    async def create_table(self) -> None:
         s = self.state
         problem = s.name_problem()
         if problem:
@@ -142,8 +145,6 @@ class App:
             self.render()
             return
         body: dict[str, Any] = {"turn_seconds": s.turn_seconds, "public": s.public}
-        if rematch and s.view:
-            body["turn_seconds"] = int(s.view.get("turn_seconds") or s.turn_seconds)
         status, data = await self.http("POST", "/api/tables", body)
         if status != 201 or not isinstance(data, dict) or "id" not in data:
             code = str(data.get("code", "network_error")) if isinstance(data, dict) else "network_error"
@@ -256,7 +257,19 @@ class App:
             if s.valid_name():
                 self.connect()
         self.flush()
+        if self.follow_goto():
+            return
         self.render()
+
+    def follow_goto(self) -> bool:
+        """Go to the table the state asks for (a new table with the same players), if any."""
+        table, self.state.goto = self.state.goto, None
+        if not table:
+            return False
+        if self.state.valid_name():
+            self.store("lexio:name", self.state.name.strip())
+        self.go_table(table)
+        return True
 
     # -- rendering ---------------------------------------------------------------------------------------
     def write(self, region: str, html: str) -> None:
@@ -276,7 +289,8 @@ class App:
             self.cells = {}
             self.side_for = None
         if screen == "table":
-            self.write("main", render.table_skeleton(tr))
+            if key != self.screen_key:  # the skeleton depends on the language only
+                self.write("main", render.table_skeleton(tr))
             self.render_table(now)
         elif screen == "home":
             self.write("main", render.home(s, tr))
@@ -336,13 +350,14 @@ class App:
         """Run a play-changing action, render, and record action → patch applied in the page (ms).
 
         The timings travel in the next patch to ``#perf`` (read by bench/browser.py)."""
+        engine_ms = self.state.preview_ms
+        last = engine_ms[-1] if engine_ms else None
         t0 = time.perf_counter()
         action()
-        if self.ts is not None:
-            self.patch["ts"] = self.ts  # the page measures DOM event → patch applied
+        # Only new samples (the page keeps the series): the previous action's time, this one's engine time.
         self.patch["perf"] = [
-            json.dumps([round(x, 3) for x in self.preview_ms[-100:]]),
-            json.dumps([round(x, 3) for x in self.state.preview_ms[-100:]]),
+            round(self.preview_ms[-1], 3) if self.preview_ms else None,
+            round(engine_ms[-1], 3) if engine_ms and engine_ms[-1] is not last else None,
         ]
         self.render()
         self.preview_ms.append((time.perf_counter() - t0) * 1000)
@@ -363,7 +378,7 @@ class App:
             elif kind == "drop":
                 self.on_drop(d)
             elif kind == "nav":
-                self.path = "/" + str(js.URL.new(str(window.location.href)).pathname)[len(self.base) :]
+                self.path = "/" + str(js.URL.new(str(d.get("href"))).pathname)[len(self.base) :]
                 self.route()
         except Exception as err:
             js.console.error(f"lexio ui error: {err!r}")
@@ -397,8 +412,11 @@ class App:
             self.store("lexio:name", s.name)
             self.spawn(self.create_table())
         elif act == "rematch":
-            self.spawn(self.create_table(rematch=True))
-            return
+            # Asked on the table's socket (state.request_rematch); the relay's answer sets ``goto``.
+            s.request_rematch()
+            self.flush()
+            if self.follow_goto():
+                return
         elif act == "join" and arg:
             self.store("lexio:name", s.name)
             self.go_table(arg)
@@ -525,7 +543,6 @@ class App:
 
     # -- start -------------------------------------------------------------------------------------------
     async def start(self) -> None:
-        window.lexioAttach()  # from now on, patches posted by this worker are applied
         await self.load_config()
         js.setInterval(create_proxy(self.tick), 250)
         if self.stored_lang is None:
@@ -537,9 +554,9 @@ class App:
             self.route()
         self.patch["ready"] = 1
         BOOT["ready"] = float(js.performance.now())
-        self.patch["boot"] = json.dumps(BOOT)
+        self.patch["boot"] = json.dumps({**json.loads(str(js.lexioTimes)), **BOOT})
         self.send_patch()
-        window.lexioFlush()
+        js.lexioFlush()  # events queued while Python was starting, then each as it comes
 
 
 APP = App()
