@@ -7,8 +7,8 @@ loopback port, then measures, as medians over several runs:
 - first paint of the lobby and of a table link (static shell, before Python is ready);
 - interactive: navigation → the app has answered a click made on the static shell as soon as it painted
   (the lobby's refresh button: queued by the page, handled by Python, patch applied), cold (fresh profile)
-  and warm (persistent profile, revisit: HTTP cache, wasm code cache and the interpreter snapshot); beside
-  it the same runtime with an empty program (plain Pyodide worker, and PyScript's worker for reference);
+  and warm (persistent profile, revisit: HTTP cache and wasm code cache); beside it the same runtime with
+  an empty program (PyScript's worker, as the app's, and a plain Pyodide worker: the floor without PyScript);
 - the longest main-thread task after first paint (PerformanceObserver ``longtask``);
 - bytes transferred on a first visit (all requests, workers included) and requests to other hosts;
 - the live preview after a tile is placed (offline demo table, keyboard): engine time, worker time
@@ -66,7 +66,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-# The floor under the app: the same Pyodide, in a module worker as the app's, running nothing.
+# The floor without PyScript: the same Pyodide in a plain module worker, running nothing.
 BASELINE_PYODIDE_HTML = """<!doctype html><html><head><meta charset="utf-8"><script>
 new Worker("/baseline-worker.mjs", {type: "module"}).onmessage = function () {
   performance.mark("lexio-ready"); document.documentElement.classList.add("ready"); };
@@ -87,7 +87,7 @@ window.document.documentElement.classList.add("ready")
 
 
 def site_with_baseline(tmp: Path) -> Path:
-    """A copy of web/dist plus an empty PyScript worker page on the same runtime: the floor under the app."""
+    """A copy of web/dist plus empty-program pages on the same runtime (PyScript, plain Pyodide workers)."""
     site = tmp / "site"
     shutil.copytree(DIST, site)
     (site / "baseline.html").write_text(BASELINE_HTML)
@@ -179,7 +179,7 @@ def visit(page: Page, url: str, probe: bool = False) -> dict[str, float]:
 def preview_figures(page: Page, base: str, prefix: str) -> None:
     """Place tiles with the keyboard on the offline demo table, many times; print the preview timings."""
     visit(page, base + "/?demo=2")
-    page.wait_for_timeout(3000)  # past the start-up work (a first visit stores its snapshot then)
+    page.wait_for_timeout(3000)  # past the start-up work
     rack = page.eval_on_selector_all("[data-testid=rack-tile] b", "els => els.map(e => e.textContent)")
     letters = [c for c in rack if c != "?"][:4] or ["E"]
     page.focus("#board")
@@ -300,8 +300,7 @@ def main() -> int:
             for path in warm:
                 page = ctx.new_page()
                 visit(page, base + path)
-                # Stay a while, as a player would: V8 writes its compiled-wasm cache after tiering up, and
-                # the app stores its interpreter snapshot once the first screen is up.
+                # Stay a while, as a player would: V8 writes its compiled-wasm cache after tiering up.
                 page.wait_for_timeout(5000)
                 page.close()
             for _ in range(RUNS):
@@ -310,7 +309,7 @@ def main() -> int:
                     t = visit(page, base + path, probe=path == "/")
                     values.append(t["answered"] if path == "/" else t["ready"])
                     page.close()
-            # Live preview for a returning visitor (interpreter restored from the snapshot).
+            # Live preview for a returning visitor.
             preview_figures(ctx.new_page(), base, "preview_returning")
             ctx.close()
             emit("interactive_warm_median", statistics.median(warm["/"]), "ms")

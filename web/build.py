@@ -14,7 +14,6 @@ Raises ``SystemExit`` with a message when npm fails or a tarball's hash does not
 from __future__ import annotations
 
 import argparse
-import ast
 import base64
 import gzip
 import hashlib
@@ -121,10 +120,9 @@ def unpack_runtime(out: Path) -> None:
 
 
 def bundle_python(out: Path) -> tuple[str, list[str]]:
-    """Zip engine/, web/app/ (sources only) and the glue web/src/main.py into lexio-<hash>.zip.
+    """Zip engine/ and web/app/ (sources only) into lexio-<hash>.zip; return its name and members.
 
-    Returns the zip's name and members. The hash covers main.py too: it names the interpreter snapshot a
-    returning visitor starts from (worker.mjs), which holds main.py compiled.
+    The glue web/src/main.py is not in it: it is the PyScript worker's script, fetched by URL.
     """
     names: list[str] = []
     buf = io.BytesIO()
@@ -140,33 +138,11 @@ def bundle_python(out: Path) -> tuple[str, list[str]]:
                 info.compress_type = zipfile.ZIP_DEFLATED
                 z.writestr(info, f.read_bytes())
                 names.append(arc)
-        info = zipfile.ZipInfo("main.py", date_time=(2020, 1, 1, 0, 0, 0))
-        info.compress_type = zipfile.ZIP_DEFLATED
-        z.writestr(info, (WEB / "src" / "main.py").read_bytes())
-        names.append("main.py")
     data = buf.getvalue()
     # Versioned name: the archive type is detected from the extension, so no query string.
     name = f"lexio-{hashlib.sha256(data).hexdigest()[:12]}.zip"
     (out / name).write_bytes(data)
     return name, names
-
-
-def warm_imports(main_py: Path) -> str:
-    """The modules ``main.py`` imports at its top, except the browser's own (``js``, ``pyodide``).
-
-    worker.mjs imports them before it snapshots the interpreter on a first visit, so a returning visitor
-    gets them already compiled and initialised. Raises SyntaxError if main.py does not parse.
-    """
-    names: list[str] = []
-    for node in ast.parse(main_py.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Import):
-            found = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found = [node.module] + [f"{node.module}.{a.name}" for a in node.names if node.module == "app"]
-        else:
-            continue
-        names += [n for n in found if n.split(".")[0] not in ("js", "pyodide", "pyscript", "__future__")]
-    return ", ".join(dict.fromkeys(names))
 
 
 def render_shell() -> tuple[str, str]:
@@ -240,8 +216,7 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     header, body = render_shell()
     src = WEB / "src"
     for f in src.iterdir():
-        # lexio.css is inlined into index.html below; main.py travels in the bundle.
-        if f.is_file() and f.name not in ("lexio.css", "main.py"):
+        if f.is_file() and f.name != "lexio.css":  # inlined into index.html below
             shutil.copyfile(f, tmp / f.name)
     index = (tmp / "index.html").read_text(encoding="utf-8")
     # Inline the stylesheet: first paint then needs one response, not two.
@@ -262,18 +237,6 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
         .replace("__PYODIDE__", base + RUNTIME_DIRS["pyodide"])
     )
     (tmp / "index.html").write_text(index, encoding="utf-8")
-    pyodide_dir = RUNTIME_DIRS["pyodide"]
-    worker = (
-        (tmp / "worker.mjs")
-        .read_text(encoding="utf-8")
-        .replace("__PYODIDE_VERSION__", pyodide_dir.rsplit("-", 1)[1])
-        .replace("__PYODIDE__", base + pyodide_dir)
-        .replace("__BUNDLE__", base + bundle)
-        .replace("__LEXIO_WARM__", warm_imports(src / "main.py"))
-        .replace("__BUILD__", version)
-        .replace("__BASE__", base)
-    )
-    (tmp / "worker.mjs").write_text(worker, encoding="utf-8")
     # PyScript config: local interpreter only (no CDN), the app bundle unpacked into the working dir.
     # Absolute paths: PyScript resolves them against the page's address, and tables live at BASE/t/ID.
     pyconfig = {

@@ -1,9 +1,10 @@
-"""Browser glue (run by worker.mjs in a Pyodide worker): WebSocket, HTTP, timers, and the page.
+"""Browser glue (the PyScript entry; runs in PyScript's worker): WebSocket, HTTP, timers, and the page.
 
 All decisions are in the plain-Python ``app`` package; this file moves data between the browser and
-``UiState``. The worker never reads the page: the page's state at start arrives once (``lexioBootInfo``),
-UI events arrive as one JSON string each (``lexioUi``, posted by the bootstrap in index.html), and every
-render leaves as one JSON patch posted to the page (applied by ``window.lexioPatch`` there).
+``UiState``. A synchronous call into the main thread costs 1-15 ms on a loaded machine, so the page is
+touched through few doors: its state at start is read once (``window.lexioBoot``), UI events arrive as one
+JSON string each (``sync.ui``, called by the bootstrap in index.html), and every render leaves as one JSON
+patch posted to the page (applied by ``window.lexioPatch`` there).
 """
 
 # ruff: noqa: E402  (BOOT is stamped before the other imports, to time them)
@@ -20,12 +21,12 @@ from typing import Any
 import js  # type: ignore[import-not-found]
 
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
-# On a returning visit these modules come from the interpreter snapshot (worker.mjs): no compilation.
 from app import render
 from app.i18n import Translator, pick_language
 from app.state import UiState
 from app.timing import NO_RECONNECT, should_reconnect
 from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
+from pyscript import sync, window  # type: ignore[import-not-found]
 
 BOOT["imports"] = float(js.performance.now())
 
@@ -40,8 +41,8 @@ def _is_null(x: Any) -> bool:
 
 class App:
     def __init__(self) -> None:
-        # Everything the page knows at start, posted once by the bootstrap before any event.
-        boot = json.loads(str(js.lexioBootInfo))
+        # One call for everything the page knows at start (each call into the page is a round trip).
+        boot = json.loads(str(window.lexioBoot()))
         self.location = str(boot["href"])
         self.storage: dict[str, str] = dict(
             boot["storage"]
@@ -74,7 +75,7 @@ class App:
         self.side_presence: tuple[str, dict[int, bool]] = ("", {})
         self.ts: float | None = None
         self.board_key: tuple[int, str] = (-1, "")
-        js.lexioUi = create_proxy(self.on_ui)
+        sync.ui = self.on_ui
 
     # -- page patching -----------------------------------------------------------------------------------
     def send_patch(self) -> None:
@@ -543,6 +544,7 @@ class App:
 
     # -- start -------------------------------------------------------------------------------------------
     async def start(self) -> None:
+        window.lexioAttach()  # from now on, patches posted by this worker are applied
         await self.load_config()
         js.setInterval(create_proxy(self.tick), 250)
         if self.stored_lang is None:
@@ -554,9 +556,9 @@ class App:
             self.route()
         self.patch["ready"] = 1
         BOOT["ready"] = float(js.performance.now())
-        self.patch["boot"] = json.dumps({**json.loads(str(js.lexioTimes)), **BOOT})
+        self.patch["boot"] = json.dumps(BOOT)
         self.send_patch()
-        js.lexioFlush()  # events queued while Python was starting, then each as it comes
+        window.lexioFlush()  # events queued while Python was starting, then each as it comes
 
 
 APP = App()
