@@ -509,8 +509,12 @@ async def main_async(args: argparse.Namespace) -> int:
             round((wait1 - wait0) / elapsed * 100, 1),
             "% of wall time runnable but not given a CPU (other load)",
         ),
-        ("relay_loop_lag_p99_le", lag_quantile(hist0, hist1, 0.99) * 1000, "ms (bucket bound; loop stalls)"),
-        ("relay_loop_lag_max_le", lag_quantile(hist0, hist1, 1.0) * 1000, "ms (bucket bound)"),
+        (
+            "relay_loop_lag_p99_le",
+            round(lag_quantile(hist0, hist1, 0.99) * 1000, 3),
+            "ms (bucket bound; loop stalls)",
+        ),
+        ("relay_loop_lag_max_le", round(lag_quantile(hist0, hist1, 1.0) * 1000, 3), "ms (bucket bound)"),
         ("relay_full_gc", hist1.get(-1.0, 0) - hist0.get(-1.0, 0), "collections in the window"),
         ("relay_full_gc_pause", round((hist1.get(-2.0, 0) - hist0.get(-2.0, 0)) / 1000, 1), "ms in all"),
         (

@@ -35,7 +35,7 @@ def main() -> int:
         sys.stderr.write(proc.stderr)
         for line in proc.stdout.splitlines():
             parts = line.split("\t")
-            if len(parts) == 3:
+            if len(parts) == 3 and not parts[0].startswith("#"):
                 rows.append((script.stem, parts[0], parts[1], parts[2]))
             else:
                 print(line, file=sys.stderr)

@@ -328,7 +328,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             if msg.type != WSMsgType.TEXT:
                 if msg.type == WSMsgType.BINARY:
                     bad += 1
-                    _send_error(referee, conn, None, "bad_json", "binary frames are not accepted")
+                    referee.send_error(conn, None, "bad_json", "binary frames are not accepted")
                     continue
                 break
             # One frame's objects (text, parsed message) live in _on_frame's locals only: an idle socket
@@ -376,13 +376,7 @@ async def _on_frame(
     if len(data) > config.frame_limit or (
         len(data) * 4 > config.frame_limit and len(data.encode()) > config.frame_limit
     ):
-        _send_error(
-            referee,
-            conn,
-            None,
-            "frame_too_large",
-            f"frames are limited to {config.frame_limit} bytes",
-        )
+        referee.send_error(conn, None, "frame_too_large", f"frames are limited to {config.frame_limit} bytes")
         return 1
     msg_id: str | None = None
     try:
@@ -392,44 +386,21 @@ async def _on_frame(
             if limiter.strikes > config.rate_burst:
                 conn.close_soon(1008, "flooding")
                 return None
-            _send_error(referee, conn, message.id, "rate_limited", "too many frames; slow down")
+            referee.send_error(conn, message.id, "rate_limited", "too many frames; slow down")
             return 0
         link_base = _link_base(request) if message.type == "rematch" else ""
         await dispatch(referee, table, conn, message, t0, link_base=link_base)
         return 0
     except ProtocolError as err:
-        _send_error(referee, conn, err.msg_id, err.code, err.message, err.params)
+        referee.send_error(conn, err.msg_id, err.code, err.message, err.params)
     except RelayError as err:
-        _send_error(referee, conn, getattr(err, "msg_id", None), err.code, err.message, err.params)
+        referee.send_error(conn, getattr(err, "msg_id", None), err.code, err.message, err.params)
     except Exception:
         # A bug or an I/O failure (e.g. the journal): nothing was acknowledged; say so and go on.
         log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
-        _send_error(referee, conn, msg_id, "internal_error", "the relay could not process this frame")
+        referee.send_error(conn, msg_id, "internal_error", "the relay could not process this frame")
         return 0
     return 1
-
-
-def _send_error(
-    referee: Referee,
-    conn: Conn,
-    msg_id: str | None,
-    code: str,
-    message: str,
-    params: dict[str, Any] | None = None,
-) -> None:
-    referee.metrics.rejections[code] += 1
-    conn.send(
-        dumps(
-            {
-                "type": "error",
-                "id": msg_id,
-                "code": code,
-                "message": message,
-                "params": params or {},
-                "now": referee.now_ms(),
-            }
-        )
-    )
 
 
 class _Refusal(RelayError):

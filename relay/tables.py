@@ -639,25 +639,36 @@ class Referee:
         now: int,
         t0: float | None,
     ) -> None:
-        self.metrics.rejections[code] += 1
         if code == "reserve_empty" and conn is not None and conn.seat is not None:
             tries, refill = engine.reserve_at(table.state, conn.seat, now)
             params = {**params, "tries": tries, "next_refill_ms": refill}
         if conn is not None:
-            conn.send(
-                dumps(
-                    {
-                        "type": "error",
-                        "id": msg_id,
-                        "code": code,
-                        "message": message,
-                        "params": params,
-                        "now": now,
-                    }
-                )
-            )
+            self.send_error(conn, msg_id, code, message, params, now)
             self._latency(t0)
+        else:
+            self.metrics.rejections[code] += 1
         log_event("refused", table=table.id, seat=conn.seat if conn else None, code=code)
+
+    def send_error(
+        self,
+        conn: Conn,
+        msg_id: str | None,
+        code: str,
+        message: str,
+        params: dict[str, Any] | None = None,
+        now: int | None = None,
+    ) -> None:
+        """Answer ``conn`` with an error frame (docs/protocol.md) and count the rejection by code."""
+        self.metrics.rejections[code] += 1
+        frame = {
+            "type": "error",
+            "id": msg_id,
+            "code": code,
+            "message": message,
+            "params": params or {},
+            "now": self.now_ms() if now is None else now,
+        }
+        conn.send(dumps(frame))
 
     def _latency(self, t0: float | None) -> None:
         if t0 is not None:
