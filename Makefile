@@ -11,11 +11,12 @@ CHROMIUM := /usr/lib/chromium/chromium
 SETUP_STAMP := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 WEB_STAMP := web/dist/.built
 
-.PHONY: run test bench setup web chromium lint unit e2e clean lexicon-sources
+.PHONY: run test bench setup tools web chromium lint unit e2e clean lexicon-sources
 
 setup: $(SETUP_STAMP)
 
 $(SETUP_STAMP): pyproject.toml
+	@$(MAKE) --no-print-directory tools
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,web,lexicon-build]'
@@ -25,6 +26,20 @@ $(SETUP_STAMP): pyproject.toml
 # Vendors Pyodide + PyScript (npm pack, pinned, hash-checked) and builds the static site into web/dist.
 web: setup
 	$(PY) web/build.py --out web/dist
+
+# A stock Debian 12 lacks ensurepip (python3-venv) and may lack npm (the browser runtime and the word list's
+# sources come through `npm pack`): install them as root, else say what to run.
+tools:
+	@missing=""; \
+	$(PYTHON) -c 'import ensurepip' 2>/dev/null || missing="$$missing python3-venv"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else \
+	    echo "missing:$$missing — run 'sudo apt-get install -y$$missing'"; exit 1; \
+	  fi; \
+	fi
 
 chromium:
 	@if [ ! -x $(CHROMIUM) ]; then \

@@ -80,6 +80,8 @@ def fetch(key: str) -> bytes:
             return data
         path.unlink()  # a corrupt cache entry is refetched, never trusted
     CACHE.mkdir(parents=True, exist_ok=True)
+    if shutil.which("npm") is None:
+        raise SystemExit(f"npm is needed once to fetch {spec}: run `make tools` as root")
     proc = subprocess.run(
         ["npm", "pack", spec, "--pack-destination", str(CACHE), "--silent"],
         capture_output=True,

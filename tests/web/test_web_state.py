@@ -216,6 +216,27 @@ def test_a_sequence_gap_asks_for_a_resync() -> None:
     assert ui.seq == seq
 
 
+def test_one_resync_is_asked_per_gap_until_the_snapshot_arrives() -> None:
+    # Every event after a gap is also "out of order": asking again for each would flood the relay.
+    state = started()
+    ui = ui_for(state)
+    seq = ui.seq
+    for later in (seq + 2, seq + 3, seq + 4):
+        ui.on_frame({"type": "event", "seq": later, "now": T0, "event": {"type": "passed", "seat": 0}}, T0)
+    assert ui.outbox == [{"type": "resync", "since": seq}]
+    ui.outbox.clear()
+    ui.on_frame({"type": "snapshot", "seq": seq, "view": e.view(state, 0, now_ms=T0), "now": T0}, T0)
+    ui.on_frame({"type": "event", "seq": seq + 2, "now": T0, "event": {"type": "passed", "seat": 0}}, T0)
+    assert ui.outbox == [{"type": "resync", "since": seq}]
+
+
+def test_an_event_already_seen_is_ignored() -> None:
+    ui = ui_for(started())
+    seq, before = ui.seq, ui.view
+    ui.on_frame({"type": "event", "seq": seq, "now": T0, "event": {"type": "passed", "seat": 0}}, T0)
+    assert ui.outbox == [] and ui.seq == seq and ui.view == before
+
+
 def test_a_rejected_play_names_every_refused_word_and_keeps_the_turn() -> None:
     ui = ui_for(started())
     ui.cursor = "G7"

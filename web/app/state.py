@@ -67,6 +67,8 @@ class UiState:
         self.token: str | None = None
         self.view: dict[str, Any] | None = None
         self.seq = -1
+        # A resync is on its way: events until the snapshot are covered by it, so one request is enough.
+        self.resyncing = False
         self.clock: dict[str, Any] = {}
         self.presence: dict[int, bool] = {}
         self.demo = False
@@ -477,6 +479,7 @@ class UiState:
     def leave_table(self) -> None:
         self.table_id = self.token = None
         self.view, self.seat, self.seq = None, None, -1
+        self.resyncing = False
         self.pending.clear()
         self.conn = "idle"
         self._forget_rematch()
@@ -499,6 +502,7 @@ class UiState:
             self.awaiting.clear()
         elif kind == "snapshot":
             self.seq = int(frame.get("seq", 0))
+            self.resyncing = False
             self.clock = frame.get("clock") or {}
             self.presence = {int(p["seat"]): bool(p["connected"]) for p in frame.get("presence") or ()}
             self._set_view(frame["view"])
@@ -513,8 +517,10 @@ class UiState:
             self._on_rematch(frame)
         elif kind == "event":
             seq = int(frame.get("seq", -1))
+            if seq <= self.seq or self.resyncing:
+                return  # already seen, or covered by the snapshot on its way
             if seq != self.seq + 1:
-                self.outbox.append({"type": "resync", "since": self.seq})
+                self.ask_resync()
                 return
             self.seq = seq
             if isinstance(frame.get("clock"), dict):
@@ -564,6 +570,12 @@ class UiState:
             self.dialog = None
         self.refresh_preview()
 
+    def ask_resync(self) -> None:
+        """Ask for a snapshot, once until it arrives: after a seq gap, or an event that reshapes the view."""
+        if not self.resyncing:
+            self.resyncing = True
+            self.outbox.append({"type": "resync", "since": self.seq})
+
     def _fold_event(self, event: dict[str, Any]) -> None:
         """Apply one redacted event (engine.redact_event) to the view.
 
@@ -571,7 +583,7 @@ class UiState:
         seating, the start and the end ask the relay for a snapshot instead, since they reshape the view.
         """
         if self.view is None:
-            self.outbox.append({"type": "resync", "since": self.seq})
+            self.ask_resync()
             return
         v = dict(self.view)
         v["journal"] = [*(v.get("journal") or ()), event]
@@ -601,4 +613,4 @@ class UiState:
             return
         self.view = v
         if etype != "rejected":
-            self.outbox.append({"type": "resync", "since": self.seq})
+            self.ask_resync()

@@ -231,7 +231,8 @@ class App:
             if not should_reconnect(code):
                 s.conn, s.stop_reason = "stopped", NO_RECONNECT[code]
             elif s.table_id is not None:
-                delay = 1500 if code == 1012 else s.backoff.next_delay()
+                # After a relay restart every client comes back at once: spread them over 1-3 s.
+                delay = 1000 + random.uniform(0, 2000) if code == 1012 else s.backoff.next_delay()
                 s.conn = "offline"
                 s.retry_at = local_now() + delay
                 js.setTimeout(create_once_callable(lambda: gen == self.ws_gen and self.connect()), delay)
