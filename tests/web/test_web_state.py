@@ -230,6 +230,16 @@ def test_one_resync_is_asked_per_gap_until_the_snapshot_arrives() -> None:
     assert ui.outbox == [{"type": "resync", "since": seq}]
 
 
+def test_a_refused_resync_may_be_asked_again() -> None:
+    ui = ui_for(started())
+    seq = ui.seq
+    ui.on_frame({"type": "event", "seq": seq + 2, "now": T0, "event": {"type": "passed", "seat": 0}}, T0)
+    ui.on_frame({"type": "error", "id": None, "code": "rate_limited", "message": "slow down", "now": T0}, T0)
+    ui.outbox.clear()
+    ui.on_frame({"type": "event", "seq": seq + 3, "now": T0, "event": {"type": "passed", "seat": 0}}, T0)
+    assert ui.outbox == [{"type": "resync", "since": seq}]
+
+
 def test_an_event_already_seen_is_ignored() -> None:
     ui = ui_for(started())
     seq, before = ui.seq, ui.view

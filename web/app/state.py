@@ -537,6 +537,10 @@ class UiState:
         elif kind == "error":
             code = str(frame.get("code", "internal_error"))
             self.error = (code, dict(frame.get("params") or {}))
+            if answered is None:
+                # Not an answer to an action: it may be the refused resync (e.g. rate_limited), so the
+                # next out-of-order event must be free to ask again rather than wait for a lost snapshot.
+                self.resyncing = False
             if answered == "rematch":
                 self._rematch_asked = False
                 self.rematch_error = self.error
