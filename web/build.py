@@ -14,6 +14,7 @@ Raises ``SystemExit`` with a message when npm fails or a tarball's hash does not
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
 import gzip
 import hashlib
@@ -147,6 +148,24 @@ def bundle_python(out: Path) -> tuple[str, list[str]]:
     return name, names
 
 
+def warm_imports(main_py: Path) -> str:
+    """The modules ``main.py`` imports at its top, except the browser's own (js, pyodide, pyscript).
+
+    ``pyodide-boot.mjs`` imports them before it snapshots the interpreter on a first visit, so a returning
+    visitor gets them compiled and initialised. Raises SyntaxError if main.py does not parse.
+    """
+    names: list[str] = []
+    for node in ast.parse(main_py.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            found = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found = [node.module] + [f"{node.module}.{a.name}" for a in node.names if node.module == "app"]
+        else:
+            continue
+        names += [n for n in found if n.split(".")[0] not in ("js", "pyodide", "pyscript", "__future__")]
+    return ", ".join(dict.fromkeys(names))
+
+
 def render_shell() -> tuple[str, str]:
     """Pre-render the lobby and an empty board with the app's own renderer (CPython, at build time)."""
     sys.path.insert(0, str(WEB))
@@ -229,22 +248,29 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     # What a first visit downloads before Python runs (for the progress bar): the runtime PyScript loads.
     startup = [tmp / RUNTIME_DIRS["pyodide"] / n for n in PYODIDE_FILES] + [tmp / bundle]
     runtime = sum(_wire_size(f) for f in startup if f.exists())
-    index = (
+
+    def fill(text: str) -> str:
+        return (
+            text.replace("__BUILD__", version)
+            .replace("__BASE__", base)
+            .replace("__BUNDLE__", bundle)
+            .replace("__WARM__", warm_imports(src / "main.py"))
+            .replace("__PYSCRIPT__", base + RUNTIME_DIRS["pyscript"])
+            .replace("__PYODIDE__", base + RUNTIME_DIRS["pyodide"])
+        )
+
+    index = fill(
         index.replace("__EXPECTED_BYTES__", str(runtime))
         .replace("<!--SHELL_HEADER-->", header)
         .replace("<!--SHELL_BODY-->", body)
-        .replace("__BUILD__", version)
-        .replace("__BASE__", base)
-        .replace("__PYSCRIPT__", base + RUNTIME_DIRS["pyscript"])
-        .replace("__PYODIDE__", base + RUNTIME_DIRS["pyodide"])
     )
     (tmp / "index.html").write_text(index, encoding="utf-8")
-    # PyScript config: local interpreter only (no CDN), the app bundle unpacked into the working dir.
-    # Absolute paths: PyScript resolves them against the page's address, and tables live at BASE/t/ID.
-    pyconfig = {
-        "interpreter": f"{base}{RUNTIME_DIRS['pyodide']}/pyodide.mjs",
-        "files": {f"{base}{bundle}": "./*"},
-    }
+    boot = tmp / "pyodide-boot.mjs"
+    boot.write_text(fill(boot.read_text(encoding="utf-8")), encoding="utf-8")
+    # PyScript config: the interpreter is our wrapper of the local pyodide.mjs (no CDN; it also unpacks the
+    # app bundle and keeps the interpreter snapshot). Absolute path: PyScript resolves it against the page's
+    # address, and tables live at BASE/t/ID.
+    pyconfig = {"interpreter": f"{base}pyodide-boot.mjs"}
     (tmp / "pyscript.json").write_text(json.dumps(pyconfig), encoding="utf-8")
     (tmp / "config.json").write_text(json.dumps({"relay": relay}), encoding="utf-8")
     sizes = {f.relative_to(tmp).as_posix(): f.stat().st_size for f in tmp.rglob("*") if f.is_file()}

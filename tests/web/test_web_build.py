@@ -48,10 +48,32 @@ def test_the_built_site_names_no_other_host() -> None:
     dist = _built()
     config = json.loads((dist / "pyscript.json").read_text())
     assert config["interpreter"].startswith("/") and "//" not in config["interpreter"]
-    assert all(k.startswith("/") and "//" not in k for k in config["files"])
     index = (dist / "index.html").read_text()
     for url in re.findall(r'(?:src|href)="([^"]+)"', index):
         assert not re.match(r"^[a-z]+:|^//", url) or url.startswith("data:"), url
+    boot = (dist / config["interpreter"].lstrip("/")).read_text()
+    for url in re.findall(r'(?:from |at\()"([^"]+)"', boot):
+        assert url.startswith("/") and "//" not in url, url
+
+
+def test_pyscript_loads_pyodide_through_the_snapshot_wrapper() -> None:
+    """The interpreter module PyScript imports is ours: it re-exports Pyodide's version, loads the local
+    runtime, unpacks this build's bundle and keys the interpreter snapshot by this build."""
+    dist = _built()
+    config = json.loads((dist / "pyscript.json").read_text())
+    assert config == {"interpreter": "/pyodide-boot.mjs"}
+    boot = (dist / "pyodide-boot.mjs").read_text()
+    build_id = json.loads((dist / "manifest.json").read_text())["build"]
+    assert not re.search(r"__[A-Z]+__", boot.replace("__NAME__", "")), "a placeholder was left unfilled"
+    assert 'from "/runtime/pyodide-314.0.7/pyodide.mjs"' in boot and "export {version}" in boot
+    assert f'"/lexio-{build_id}.zip"' in boot and (dist / f"lexio-{build_id}.zip").exists()
+    assert f'/snapshot/" + version + "/{build_id}' in boot
+    # The modules compiled into the snapshot are main.py's own imports, never a browser module.
+    warm = re.search(r'const WARM = "([^"]*)"', boot)
+    assert warm is not None
+    names = warm.group(1).split(", ")
+    assert {"app.state", "app.render", "json"} <= set(names)
+    assert not {n for n in names if n.split(".")[0] in ("js", "pyodide", "pyscript")}
 
 
 def test_the_engine_is_copied_from_engine_not_kept_twice() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import random
 import time
@@ -29,6 +30,13 @@ from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[impor
 from pyscript import sync, window  # type: ignore[import-not-found]
 
 BOOT["imports"] = float(js.performance.now())
+with contextlib.suppress(Exception):  # set by pyodide-boot.mjs: did this start come from a snapshot?
+    BOOT["snapshot"] = bool(js.lexioRuntime.snapshot)
+    BOOT["runtime_ms"] = float(js.lexioRuntime.ms)
+
+
+# Looked up once: each ``js.<name>`` access crosses the FFI and makes a new proxy.
+POST = js.postMessage
 
 
 def local_now() -> int:
@@ -84,7 +92,7 @@ class App:
             self.patch["ts"], self.ts = self.ts, None
         if self.patch:
             # Fire and forget: the worker never waits for the main thread to paint.
-            js.postMessage("lexio:" + json.dumps(self.patch))
+            POST("lexio:" + json.dumps(self.patch))
             self.patch = {}
 
     def store(self, key: str, value: str | None) -> None:
@@ -559,6 +567,10 @@ class App:
         BOOT["ready"] = float(js.performance.now())
         self.patch["boot"] = json.dumps(BOOT)
         self.send_patch()
+        # Everything alive now (modules, the engine's tables, the first screen) lives as long as the page:
+        # out of the collector's sight, a collection during play no longer walks it (spikes of several ms).
+        gc.collect()
+        gc.freeze()
         window.lexioFlush()  # events queued while Python was starting, then each as it comes
 
 
