@@ -7,8 +7,9 @@ loopback port, then measures, as medians over several runs:
 - first paint of the lobby and of a table link (static shell, before Python is ready);
 - interactive: navigation → the app has answered a click made on the static shell as soon as it painted
   (the lobby's refresh button: queued by the page, handled by Python, patch applied), cold (fresh profile)
-  and warm (persistent profile, revisit: HTTP cache and wasm code cache); beside it the same runtime with
-  an empty program (PyScript's worker, as the app's, and a plain Pyodide worker: the floor without PyScript);
+  and warm (persistent profile, revisit: HTTP cache, wasm code cache and the app's interpreter snapshot in
+  the Cache API, see web/README.md; the number of warm starts that used it is printed); beside it the same
+  runtime with an empty program (PyScript's worker, and a plain Pyodide worker: the floor without PyScript);
 - the longest main-thread task after first paint (PerformanceObserver ``longtask``);
 - bytes transferred on a first visit (all requests, workers included) and requests to other hosts;
 - the live preview after a tile is placed (offline demo table, keyboard): engine time, worker time
@@ -54,7 +55,7 @@ try { new PerformanceObserver(l => l.getEntries().forEach(e => window.__long.pus
 """
 
 
-def emit(name: str, value: float, unit: str) -> None:
+def emit(name: str, value: float | str, unit: str) -> None:
     print(
         f"{name}\t{value:.2f}\t{unit}" if isinstance(value, float) else f"{name}\t{value}\t{unit}", flush=True
     )
@@ -152,8 +153,9 @@ def page_timings(page: Page) -> dict[str, float]:
       const all = window.__long || [];
       const longest = Math.max(0, ...all.filter(t => t[0] >= fp).map(t => t[1]));
       const before = Math.max(0, ...all.filter(t => t[0] < fp).map(t => t[1]));
+      const boot = JSON.parse((document.getElementById('perf') || {dataset: {}}).dataset.boot || '{}');
       return {fcp: fp, ready: ready ? ready.startTime : -1, answered: answered ? answered.startTime : -1,
-              longest: longest, before: before, n: all.length};
+              longest: longest, before: before, n: all.length, snapshot: boot.snapshot ? 1 : 0};
     }""")
     return got
 
@@ -294,6 +296,7 @@ def main() -> int:
             # Warm: a returning visitor (persistent profile: HTTP cache + compiled wasm cache).
             profile = tmp / "profile"
             warm: dict[str, list[float]] = {"/": [], "/baseline-pyodide.html": [], "/baseline.html": []}
+            snapshot_starts = 0
             ctx = p.chromium.launch_persistent_context(
                 str(profile), executable_path=CHROMIUM, args=ARGS, viewport={"width": 1280, "height": 800}
             )
@@ -308,11 +311,13 @@ def main() -> int:
                     page = ctx.new_page()
                     t = visit(page, base + path, probe=path == "/")
                     values.append(t["answered"] if path == "/" else t["ready"])
+                    snapshot_starts += int(t["snapshot"]) if path == "/" else 0
                     page.close()
             # Live preview for a returning visitor.
             preview_figures(ctx.new_page(), base, "preview_returning")
             ctx.close()
             emit("interactive_warm_median", statistics.median(warm["/"]), "ms")
+            emit("interactive_warm_snapshot_starts", f"{snapshot_starts}/{RUNS}", "count")
             emit(
                 "interactive_warm_bare_pyodide_worker_median",
                 statistics.median(warm["/baseline-pyodide.html"]),

@@ -30,11 +30,15 @@ from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[impor
 from pyscript import sync, window  # type: ignore[import-not-found]
 
 BOOT["imports"] = float(js.performance.now())
+# A returning visitor's interpreter comes from a snapshot (pyodide-boot.mjs), random's state included:
+# reseed from the OS so that every start draws differently (reconnection jitter).
+random.seed()
 with contextlib.suppress(Exception):  # set by pyodide-boot.mjs: did this start come from a snapshot?
     BOOT["snapshot"] = bool(js.lexioRuntime.snapshot)
     BOOT["runtime_ms"] = float(js.lexioRuntime.ms)
 
 
+IDLE_GC_MS = 1000  # no UI event for this long, and no collection for this long: collect (in tick)
 # Looked up once: each ``js.<name>`` access crosses the FFI and makes a new proxy.
 POST = js.postMessage
 
@@ -83,6 +87,7 @@ class App:
         self.side_presence: tuple[str, dict[int, bool]] = ("", {})
         self.ts: float | None = None
         self.board_key: tuple[int, str] = (-1, "")
+        self.last_ui_ms = self.last_gc_ms = 0
         sync.ui = self.on_ui
 
     # -- page patching -----------------------------------------------------------------------------------
@@ -355,6 +360,16 @@ class App:
         if s.conn == "offline":
             self.write("banner", render.banner(s, self.tr, now))
         self.send_patch()
+        self.collect_when_idle(now)
+
+    def collect_when_idle(self, now: int) -> None:
+        """Python's cycle collector runs here, between a player's actions, never inside one.
+
+        Left automatic it fired in the middle of a keystroke's handling (1-2 ms spikes in the preview time).
+        Everything from start-up is frozen (see start), so a collection walks only what play made since."""
+        if now - self.last_ui_ms >= IDLE_GC_MS and now - self.last_gc_ms >= IDLE_GC_MS:
+            self.last_gc_ms = now
+            gc.collect()
 
     def timed(self, action: Any) -> None:
         """Run a play-changing action, render, and record action → patch applied in the page (ms).
@@ -376,6 +391,7 @@ class App:
     # -- UI events (one JSON string each, from the bootstrap) --------------------------------------------
     def on_ui(self, text: str) -> None:
         try:
+            self.last_ui_ms = local_now()
             d = json.loads(str(text))
             kind = d.get("t")
             self.ts = d.get("ts")
@@ -568,9 +584,10 @@ class App:
         self.patch["boot"] = json.dumps(BOOT)
         self.send_patch()
         # Everything alive now (modules, the engine's tables, the first screen) lives as long as the page:
-        # out of the collector's sight, a collection during play no longer walks it (spikes of several ms).
+        # frozen, out of the collector's sight. From here on collections run only when idle (tick).
         gc.collect()
         gc.freeze()
+        gc.disable()
         window.lexioFlush()  # events queued while Python was starting, then each as it comes
 
 
