@@ -111,13 +111,23 @@ def own_relay(tmp_path: Path, words_file: Path, site: Path) -> Iterator[Relay]:
 def players(
     browser: Browser, relay: Relay, request: pytest.FixtureRequest
 ) -> Iterator[Callable[..., Player]]:
-    """``players(name, base=None)`` → a Player in its own context (English UI, name remembered)."""
+    """``players(name, base=None, ...)`` → a Player in its own context (English UI, name remembered).
+
+    ``viewport`` (width, height) defaults to a 1280x900 desktop; ``touch`` makes it a touch screen."""
     guards: list[Guard] = []
     made: list[Player] = []
     sockets: list[str] = []
 
-    def make(name: str, base: str | None = None, remember_name: bool = True) -> Player:
-        ctx = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
+    def make(
+        name: str,
+        base: str | None = None,
+        remember_name: bool = True,
+        viewport: tuple[int, int] = (1280, 900),
+        touch: bool = False,
+    ) -> Player:
+        ctx = browser.new_context(
+            locale="en-US", viewport={"width": viewport[0], "height": viewport[1]}, has_touch=touch
+        )
         guard = Guard()
         guards.append(guard)
         ctx.route("**/*", guard.route)
