@@ -86,8 +86,15 @@ def test_whole_game_two_players_scores_match_journal_and_end_shows_racks_and_win
         expect(p.page.get_by_test_id("winners")).to_contain_text(winners)
     alice.shot("03-end-screen")
     # The scores the UI showed are the journal's: the relay's GCG record has the same totals.
-    totals = gcg_totals(relay.gcg(table_id))
+    record = relay.gcg(table_id)
+    totals = gcg_totals(record)
     assert totals == {"Alice": result.scores[0], "Bob": result.scores[1]}
+    # ...and the end screen's download button saves that very record.
+    with alice.page.expect_download() as download:
+        alice.page.locator("#download-gcg").click()
+    assert download.value.suggested_filename.endswith(".gcg")
+    with open(download.value.path(), encoding="utf-8") as f:
+        assert f.read() == record
 
 
 def test_preview_score_equals_accepted_score_with_blank_crossing_and_bingo(

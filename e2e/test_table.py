@@ -259,3 +259,49 @@ def test_offline_guard_blocks_and_records_foreign_hosts(players: Any) -> None:
     assert outcome == "blocked"
     assert p.guard.violations == ["http://example.com/lexio-e2e-probe"]
     p.guard.violations.clear()  # the guard works; this request was the test's own
+
+
+def _tab_to(page: Any, css: str, index: int = 0, limit: int = 80) -> None:
+    """Press Tab until the ``index``-th element matching ``css`` has the focus."""
+    for _ in range(limit):
+        if page.evaluate(
+            "([s, i]) => document.activeElement === document.querySelectorAll(s)[i]", [css, index]
+        ):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {css} #{index}")
+
+
+def test_keyboard_only_swap_and_pass_through_their_dialogs(players: Any, relay: Relay) -> None:
+    names = ["Alice", "Bob"]
+    table_id = relay.create_table()
+    alice, bob = people = [players(n) for n in names]
+    seat(people, relay.url, table_id)
+    alice.wait_my_turn()
+    page = alice.page
+    _tab_to(page, "#btn-swap")
+    page.keyboard.press("Enter")
+    tiles = "#swap-dialog [data-testid=swap-tile]"
+    expect(page.locator(tiles)).to_have_count(7)
+    for i in (0, 1):
+        _tab_to(page, tiles, i)
+        page.keyboard.press(" ")
+        expect(page.locator(tiles).nth(i)).to_have_attribute("aria-pressed", "true")
+        # Choosing a tile keeps the focus on it (the dialog is re-rendered around it).
+        assert page.evaluate(
+            "([s, i]) => document.activeElement === document.querySelectorAll(s)[i]", [tiles, i]
+        )
+    _tab_to(page, "#swap-dialog #dialog-confirm")
+    page.keyboard.press("Enter")
+    for p in people:
+        expect(p.page.locator("[data-testid=journal] li").first).to_contain_text("Alice")
+        expect(p.page.locator("[data-testid=journal] li").first).to_contain_text("2")
+    turn_banner(bob, "Bob")
+    page = bob.page
+    _tab_to(page, "#btn-pass")
+    page.keyboard.press("Enter")
+    expect(page.locator("#pass-dialog")).to_have_count(1)
+    _tab_to(page, "#pass-dialog #dialog-confirm")
+    page.keyboard.press("Enter")
+    turn_banner(alice, "Alice")
+    assert "Bob" in last_journal_line(alice)

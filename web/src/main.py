@@ -523,9 +523,10 @@ class App:
     def on_key(self, d: dict[str, Any]) -> None:
         s = self.state
         key = str(d.get("key", ""))
-        self.timed(lambda: s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl"))))
+        used: list[bool] = []
+        self.timed(lambda: used.append(s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl")))))
         self.flush()
-        if not s.dialog and s.screen == "table":
+        if used and used[0] and not s.dialog and s.screen == "table":
             self.patch["focus"] = "board"
             self.send_patch()
 
