@@ -113,7 +113,8 @@ def players(
 ) -> Iterator[Callable[..., Player]]:
     """``players(name, base=None, ...)`` → a Player in its own context (English UI, name remembered).
 
-    ``viewport`` (width, height) defaults to a 1280x900 desktop; ``touch`` makes it a touch screen."""
+    ``viewport`` (width, height) defaults to a 1280x900 desktop; ``touch`` makes it a touch screen;
+    ``locale`` other than the default leaves the UI language to the app (the browser's, or the stored one)."""
     guards: list[Guard] = []
     made: list[Player] = []
     sockets: list[str] = []
@@ -124,14 +125,17 @@ def players(
         remember_name: bool = True,
         viewport: tuple[int, int] = (1280, 900),
         touch: bool = False,
+        locale: str | None = None,
     ) -> Player:
         ctx = browser.new_context(
-            locale="en-US", viewport={"width": viewport[0], "height": viewport[1]}, has_touch=touch
+            locale=locale or "en-US",
+            viewport={"width": viewport[0], "height": viewport[1]},
+            has_touch=touch,
         )
         guard = Guard()
         guards.append(guard)
         ctx.route("**/*", guard.route)
-        script = "try { localStorage.setItem('lexio:lang', 'en');"
+        script = "try {" + (" localStorage.setItem('lexio:lang', 'en');" if locale is None else "")
         if remember_name:
             script += (
                 f" if (!localStorage.getItem('lexio:name')) localStorage.setItem('lexio:name', {name!r});"

@@ -1,4 +1,4 @@
-"""Placing tiles by drag (mouse and touch), a phone-sized screen, and text contrast (issue 5).
+"""Drag (mouse and touch), a phone-sized screen, text contrast, the UI language and shuffle (issue 5).
 
 On the offline demo table (`?demo=1`: a game the engine builds in the page), so no relay state is needed.
 """
@@ -121,3 +121,32 @@ def test_text_contrast_meets_wcag_aa_on_lobby_table_and_dialog(players: Any) -> 
     for name, got in screens.items():
         assert got["checked"] >= 10, f"{name}: only {got['checked']} text nodes checked"
         assert not got["bad"], f"{name}: text below WCAG AA contrast: {got['bad']}"
+
+
+def test_ui_speaks_the_browsers_language_and_the_header_switch_is_remembered(players: Any) -> None:
+    p: Player = players("Alice", locale="fr-FR")
+    page = p.page
+    p.open("/")
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    expect(page.locator("#lang-switch")).to_have_text("English")
+    expect(page.locator("#refresh-tables:visible")).to_contain_text("Actualiser")
+    page.locator("#lang-switch").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("#refresh-tables:visible")).to_contain_text("Refresh")
+    page.reload()
+    page.wait_for_selector("html.ready", state="attached")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("#lang-switch")).to_have_text("Français")
+
+
+def test_shuffle_reorders_the_rack_and_keeps_its_tiles(players: Any) -> None:
+    p: Player = players("Alice")
+    p.open("/?demo=1")
+    before = p.rack()
+    orders = set()
+    for _ in range(6):  # 7 tiles: six shuffles all giving back the same order would be a broken shuffle
+        p.page.locator("#btn-shuffle").click()
+        p.page.wait_for_timeout(100)
+        orders.add(p.rack())
+        assert sorted(p.rack()) == sorted(before)
+    assert orders - {before}, "shuffle never changed the order"
