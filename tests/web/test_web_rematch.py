@@ -78,6 +78,14 @@ def test_the_other_players_are_told_who_proposes_and_offered_a_join_without_movi
     assert not [f for f in ui.outbox if f["type"] == "rematch"]
 
 
+def test_a_spectator_is_not_offered_the_players_new_table() -> None:
+    ui = at_table(ended(), None)
+    ui.on_frame(proposal(0), T0)
+    html = render.end(ui, EN, "/gcg")
+    assert "join-rematch" not in buttons(html) and "new-table" not in buttons(html)
+    assert "proposes a new table" not in html
+
+
 def test_a_player_without_a_stored_name_joins_under_the_name_played_here() -> None:
     ui = at_table(ended(), 1, "")
     ui.on_frame(proposal(0), T0)

@@ -733,8 +733,9 @@ def _rematch_offer(state: UiState, tr: Translator) -> str:
     if state.rematch_error is not None and state.rematch is None:
         code, params = state.rematch_error
         parts.append(f'<p class="error" role="alert" data-testid="error">{_e(tr.error(code, params))}</p>')
-    if state.rematch is not None:
-        mine = state.seat is not None and state.rematch.get("by") == state.seat
+    # Spectators are not offered the Join: the new table is for the players (seats go in arrival order).
+    if state.rematch is not None and state.seat is not None:
+        mine = state.rematch.get("by") == state.seat
         text = tr.t("rematch_mine") if mine else tr.t("rematch_by", name=state.rematch_proposer() or "?")
         parts.append(
             f'<p data-testid="rematch-offer">{_e(text)} '
