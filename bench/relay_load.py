@@ -24,6 +24,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import re
 import signal
 import statistics
 import sys
@@ -60,13 +61,22 @@ def proc_runqueue_wait_s(pid: int) -> float:
 
 
 # ``python -c TRACED_RELAY -m relay serve ARGS``: the relay under tracemalloc; on SIGUSR1 it writes its
-# traced Python heap (bytes, after a full collection) to $LEXIO_BENCH_HEAP_FILE.
+# traced Python heap (bytes, after a full collection) to $LEXIO_BENCH_HEAP_FILE, and from the second signal
+# on, the growth since the previous one by source file (bytes, blocks, file; biggest first) to that path
+# + ".files".
 TRACED_RELAY = """
 import gc, os, runpy, signal, sys, tracemalloc
 tracemalloc.start(1)
+previous = []
 def report(signum, frame):
     gc.collect()
     path = os.environ["LEXIO_BENCH_HEAP_FILE"]
+    snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+    if previous:
+        with open(path + ".files", "w") as out:
+            for s in snap.compare_to(previous[0], "filename")[:40]:
+                out.write(f"{s.size_diff}\\t{s.count_diff}\\t{s.traceback[0].filename}\\n")
+    previous[:] = [snap]
     with open(path + ".tmp", "w") as out:
         out.write(str(tracemalloc.get_traced_memory()[0]))
     os.replace(path + ".tmp", path)
@@ -355,6 +365,14 @@ def lag_quantile(before: dict[float, int], after: dict[float, int], q: float) ->
     return histogram_quantile(b, a, q)
 
 
+def short_path(name: str) -> str:
+    """A source file named from the checkout, site-packages or the standard library."""
+    name = name.replace(str(REPO) + "/", "")
+    if "site-packages/" in name:
+        return name.split("site-packages/", 1)[1]
+    return re.sub(r"^.*/lib/python3\.\d+/", "", name)
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -540,6 +558,14 @@ async def main_async(args: argparse.Namespace) -> int:
         ]
     for name, value, unit in rows:
         print(f"{name}\t{value}\t{unit}")
+    if args.tracemalloc:
+        by_file = heap_file.with_name(heap_file.name + ".files")
+        print("# relay heap growth per table by source file (tracemalloc; end of window - idle start-up):")
+        for line in by_file.read_text().splitlines() if by_file.exists() else []:
+            size, blocks, name = line.split("\t")
+            if abs(int(size)) >= 256 * args.tables:  # at least 0.25 KiB per table
+                per_kib, per_blocks = int(size) / 1024 / args.tables, int(blocks) / args.tables
+                print(f"#   {per_kib:8.2f} KiB {per_blocks:7.1f} blocks  {short_path(name)}")
     return 0
 
 

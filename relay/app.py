@@ -6,16 +6,18 @@ opened in ``cleanup_ctx`` (so they close in reverse order) and reachable through
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import sqlite3
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 import engine
 from relay.botdriver import BotDriver, load_default_driver
@@ -26,7 +28,8 @@ from relay.metrics import Metrics
 from relay.protocol import ClientMessage, ProtocolError, RateLimiter, TileIn, parse_frame
 from relay.static import StaticSite
 from relay.store import Store
-from relay.tables import Clock, Conn, Referee, RelayError, Table, dumps, wall_clock_ms
+from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Table, dumps, wall_clock_ms
+from relay.ws import HandshakeError, Hub, WebSocket, handshake_reply
 
 log = logging.getLogger("lexio.relay")
 
@@ -34,6 +37,9 @@ CONFIG_KEY = web.AppKey("config", Config)
 REFEREE_KEY = web.AppKey("referee", Referee)
 METRICS_KEY = web.AppKey("metrics", Metrics)
 STATIC_KEY = web.AppKey("static", StaticSite)
+HUB_KEY = web.AppKey("ws_hub", Hub)
+# Seconds of silence before a game socket is pinged; it is dropped if the pong takes half as long again.
+HEARTBEAT_SECONDS = 30.0
 
 
 class PerAddressLimits:
@@ -250,7 +256,9 @@ async def get_gcg(request: web.Request) -> web.Response:
         return _error(409, "game_not_finished", "the game record is available once the game has ended")
     from engine.gcg import write_gcg
 
-    return web.Response(text=write_gcg(table.state), content_type="text/plain", charset="utf-8")
+    return web.Response(
+        text=write_gcg(referee.full_state(table)), content_type="text/plain", charset="utf-8"
+    )
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -300,6 +308,17 @@ def origin_allowed(request: web.Request, allowed: tuple[str, ...], public_origin
     return parts.netloc.lower() == (request.host or "").lower()
 
 
+class _Switched(web.StreamResponse):
+    """Returned by the WebSocket handler once the connection is a :class:`relay.ws.WebSocket`: the 101
+    answer is already written and aiohttp no longer owns the connection, so there is nothing to send."""
+
+    async def prepare(self, request: web.BaseRequest) -> None:
+        return None
+
+    async def write_eof(self, data: bytes = b"") -> None:
+        return None
+
+
 async def websocket(request: web.Request) -> web.StreamResponse:
     referee = request.app[REFEREE_KEY]
     config = request.app[CONFIG_KEY]
@@ -310,68 +329,93 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     table = referee.revive(request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
-    # No permessage-deflate: frames are small, and a zlib context per socket costs more CPU and memory
-    # than it saves bandwidth.
-    ws = web.WebSocketResponse(max_msg_size=HARD_FRAME_LIMIT, heartbeat=30.0, compress=False)
-    await ws.prepare(request)
-    _drop_http_parser(request)
-    conn = Conn(ws, request.remote or "?")
-    referee.sockets += 1
-    limiter = RateLimiter(config.rate_burst, config.rate_per_second, time.monotonic())
-    bad = 0
     try:
-        while True:
-            # receive() rather than ``async for``: no __anext__ coroutine parked per idle socket. Close
-            # (and error) messages are neither text nor binary and end the loop, as iteration would.
-            msg = await ws.receive()
-            t0 = time.perf_counter()
-            if msg.type != WSMsgType.TEXT:
-                if msg.type == WSMsgType.BINARY:
-                    bad += 1
-                    referee.send_error(conn, None, "bad_json", "binary frames are not accepted")
-                    continue
-                break
-            # One frame's objects (text, parsed message) live in _on_frame's locals only: an idle socket
-            # (most of them, most of the time) must not keep its last frame alive.
-            outcome = await _on_frame(request, table, conn, limiter, msg.data, t0)
-            del msg
-            if outcome is None:
-                break
-            bad += outcome
-            if bad > MAX_BAD_FRAMES:
-                conn.close_soon(1008, "too many bad frames")
-                break
-    finally:
-        referee.sockets -= 1
-        await referee.disconnect(conn)
-        await conn.stop()
-    return ws
+        reply = handshake_reply(request.headers, (request.version.major, request.version.minor))
+    except HandshakeError as err:
+        return _error(400, "bad_request", str(err))
+    transport = request.transport
+    if transport is None or transport.is_closing():
+        raise ConnectionResetError("the peer left during the handshake")
+    # Computed now (the request is not kept): only a rematch needs it, and the sockets of one host share
+    # the one interned string.
+    link_base = sys.intern(_link_base(request))
+    session = GameSession(referee, config, table, link_base)
+    sock = WebSocket(session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT)
+    session.conn = Conn(sock, sys.intern(request.remote or "?"))
+    referee.sockets += 1
+    _take_over(request, transport, sock, reply)
+    return _Switched(status=101)
 
 
-def _drop_http_parser(request: web.Request) -> None:
-    """Free the connection's HTTP/1.1 parser once it carries a WebSocket (about 2 KB per socket).
+def _take_over(request: web.Request, transport: asyncio.Transport, sock: WebSocket, reply: bytes) -> None:
+    """Answer 101 and move the connection from aiohttp's RequestHandler to ``sock``.
 
-    aiohttp (pinned) keeps the parser of the upgrade request, with that request's header lists, for the
-    socket's whole life, but never uses it after an accepted upgrade: frames go to the WebSocket reader.
-    Private attributes: if a future aiohttp renames them, this does nothing.
+    The handler is told its connection is lost (true for it: it never reads nor writes it again), after
+    forgetting the transport so that it does not close it; aiohttp then drops it, its request and its task
+    once this request handler returns. Bytes the peer sent right after its upgrade request wait in the
+    handler's ``_message_tail`` (private, pinned aiohttp): they are the first WebSocket frames.
     """
     protocol = request.protocol
-    if getattr(protocol, "_upgraded", False) and getattr(protocol, "_payload_parser", None) is not None:
-        protocol._parser = None
+    early: bytes = getattr(protocol, "_message_tail", b"") or b""
+    if early:
+        protocol._message_tail = b""
+    transport.write(reply)
+    transport.set_protocol(sock)
+    protocol.transport = None
+    protocol.connection_lost(None)
+    sock.attach(transport, early)
+
+
+class GameSession:
+    """The game behind one :class:`relay.ws.WebSocket`: its frames in order, rate limit, bad-frame count."""
+
+    __slots__ = ("bad", "config", "conn", "limiter", "link_base", "referee", "table")
+
+    def __init__(self, referee: Referee, config: Config, table: Table, link_base: str) -> None:
+        self.referee = referee
+        self.config = config
+        self.table = table
+        self.link_base = link_base
+        self.conn: Conn | None = None
+        self.limiter = RateLimiter(config.rate_burst, config.rate_per_second, time.monotonic())
+        self.bad = 0
+
+    async def frame(self, data: str | bytes, t0: float) -> bool:
+        """One message (``bytes``: a binary one, refused). False: read no more (flooding, too many bad)."""
+        conn = self.conn
+        if conn is None:
+            return False
+        outcome: int | None = 1
+        if isinstance(data, bytes):
+            self.referee.send_error(conn, None, "bad_json", "binary frames are not accepted")
+        else:
+            outcome = await _on_frame(self, conn, data, t0)
+        if outcome is not None:
+            self.bad += outcome
+            if self.bad <= MAX_BAD_FRAMES:
+                return True
+            conn.close_soon(1008, "too many bad frames")
+        # As when a handler leaves its receive loop: the seat shows as away at once.
+        await self.ended()
+        return False
+
+    async def ended(self) -> None:
+        """The socket is gone (or going): free the seat's connection. Idempotent."""
+        conn, self.conn = self.conn, None
+        if conn is None:
+            return
+        self.referee.sockets -= 1
+        await self.referee.disconnect(conn)
 
 
 def _link_base(request: web.Request) -> str:
-    # Computed only for a rematch: request.url is cached on the request for the socket's whole life.
     config = request.app[CONFIG_KEY]
     return config.public_url or str(request.url.with_path("/").with_query(None)).rstrip("/")
 
 
-async def _on_frame(
-    request: web.Request, table: Table, conn: Conn, limiter: RateLimiter, data: str, t0: float
-) -> int | None:
+async def _on_frame(session: GameSession, conn: Conn, data: str, t0: float) -> int | None:
     """Answer one text frame. Returns 1 if it was a bad frame, 0 if not, None to stop reading (flooding)."""
-    referee = request.app[REFEREE_KEY]
-    config = request.app[CONFIG_KEY]
+    referee, config, table, limiter = session.referee, session.config, session.table, session.limiter
     # Byte length matters; encode only when the character count cannot settle it.
     if len(data) > config.frame_limit or (
         len(data) * 4 > config.frame_limit and len(data.encode()) > config.frame_limit
@@ -388,8 +432,7 @@ async def _on_frame(
                 return None
             referee.send_error(conn, message.id, "rate_limited", "too many frames; slow down")
             return 0
-        link_base = _link_base(request) if message.type == "rematch" else ""
-        await dispatch(referee, table, conn, message, t0, link_base=link_base)
+        await dispatch(referee, table, conn, message, t0, link_base=session.link_base)
         return 0
     except ProtocolError as err:
         referee.send_error(conn, err.msg_id, err.code, err.message, err.params)
@@ -538,6 +581,7 @@ def create_app(
     app[METRICS_KEY] = Metrics()
     app[STATIC_KEY] = StaticSite(config.static, forbidden=_word_list_paths(config))
     app[CREATE_LIMITS_KEY] = PerAddressLimits(config.create_burst, config.create_per_second)
+    app[HUB_KEY] = hub = Hub(HEARTBEAT_SECONDS)
     clock = now_ms or wall_clock_ms
 
     async def resources(app: web.Application) -> AsyncIterator[None]:
@@ -563,18 +607,22 @@ def create_app(
         if _gc_timer not in gc.callbacks:
             gc.callbacks.append(_gc_timer)
         referee.start()
+        hub.start()
         for table in referee.tables.values():
             referee._schedule_bot(table)
         try:
             yield
         finally:
             await referee.shutdown()
+            await hub.close_all(CLOSE_RESTART, b"server restarting")
             store.close()
 
     async def on_shutdown(app: web.Application) -> None:
         # Runs before cleanup: close sockets with 1012 while the loop still serves them.
         if REFEREE_KEY in app:
             await app[REFEREE_KEY].shutdown()
+        # Sockets that never joined a table (the referee closed the others).
+        await hub.close_all(CLOSE_RESTART, b"server restarting")
 
     app.cleanup_ctx.append(resources)
     app.on_shutdown.append(on_shutdown)

@@ -3,6 +3,7 @@
 Every change to a table goes through :meth:`Referee.run` under that table's ``asyncio.Lock``: the engine
 decides, the events are committed to SQLite in one transaction, then folded, then each connection gets the
 events redacted for its seat, then the actor gets its ack. A play and a timeout therefore cannot both happen.
+The journal itself stays in SQLite: in memory a table keeps the fold (see :func:`elide_journal`).
 
 Clocks live here, read from the injectable ``now_ms``; a sweeper task checks deadlines every ``tick``.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -20,9 +22,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from aiohttp import web
+from typing import Any, Protocol
 
 import engine
 from relay import PROTOCOL_VERSION
@@ -35,7 +35,8 @@ from relay.store import RematchRow, Store, StoreError
 log = logging.getLogger("lexio.relay")
 
 Clock = Callable[[], int]
-OUT_QUEUE = 512
+# Bytes a peer may leave unread (its kernel buffers full) before it is closed as too slow.
+SLOW_BYTES = 1 << 20
 CLOSE_RESTART = 1012
 CLOSE_TAKEN_OVER = 4001
 CLOSE_SLOW = 4002
@@ -58,6 +59,16 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def elide_journal(state: Any) -> Any:
+    """``state`` with its journal elided: the same fold, but ``events`` holds a None per event.
+
+    The journal is in SQLite (committed before any ack) and only snapshots, bots and game records read it
+    (:meth:`Referee.full_state` reads it back); each event keeps the bag and racks (about 600 bytes), which
+    would otherwise grow a table's memory all game long. ``version`` (the number of events) is unchanged.
+    """
+    return dataclasses.replace(state, events=(None,) * len(state.events))
+
+
 def dumps(obj: dict[str, Any]) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
@@ -72,68 +83,54 @@ class RelayError(Exception):
         self.params = params
 
 
-class Conn:
-    """One WebSocket connection: its seat (None: spectator or not joined) and its ordered outbound frames.
+class Socket(Protocol):
+    """The game's side of one WebSocket (:class:`relay.ws.WebSocket`)."""
 
-    Frames wait in a deque drained by a sender task that exists only while there is something to send
-    (a parked task and queue per idle socket would cost memory at thousands of sockets).
+    def send_text(self, text: str) -> None: ...
+
+    def buffered(self) -> int: ...
+
+    def close_soon(self, code: int, message: bytes = b"") -> None: ...
+
+    async def close(self, *, code: int = 1000, message: bytes = b"") -> bool: ...
+
+
+class Conn:
+    """One WebSocket connection: its seat (None: spectator or not joined) and its outbound frames.
+
+    Frames are written to the socket at once, in order; the socket's transport buffers what the peer has
+    not taken yet, and a peer that lets more than :data:`SLOW_BYTES` pile up is closed (it can rejoin and
+    resync). No queue and no sender task per socket: thousands of them would cost memory.
     """
 
-    __slots__ = ("closing", "joined", "peer", "pending", "seat", "sender", "table", "ws")
+    __slots__ = ("closing", "joined", "peer", "seat", "table", "ws")
 
-    def __init__(self, ws: web.WebSocketResponse, peer: str) -> None:
+    def __init__(self, ws: Socket, peer: str) -> None:
         self.ws = ws
         self.peer = peer
         self.seat: int | None = None
         self.joined = False
         self.table: Table | None = None
-        self.pending: list[str] = []
-        self.sender: asyncio.Task[None] | None = None
         self.closing = False
 
-    async def _drain(self) -> None:
-        try:
-            while self.pending:
-                # Frames are few per burst (one action's events + ack), so a list beats a deque's blocks.
-                frame = self.pending.pop(0)
-                try:
-                    await self.ws.send_str(frame)
-                except (ConnectionError, RuntimeError):
-                    raise
-                except Exception:
-                    # One frame that cannot go out (a bug) must not strand the frames queued after it.
-                    log.exception("cannot send a frame", extra={"fields": {"peer": self.peer}})
-        except (ConnectionError, RuntimeError):
-            self.pending.clear()
-        finally:
-            self.sender = None
-
     def send(self, frame: str) -> None:
-        """Queue a frame; a peer too slow to drain its queue is closed (it can rejoin and resync)."""
+        """Send a frame now; a peer too slow to take its frames is closed with 4002."""
         if self.closing:
             return
-        if len(self.pending) >= OUT_QUEUE:
+        if self.ws.buffered() > SLOW_BYTES:
             self.close_soon(CLOSE_SLOW, "too slow")
             return
-        self.pending.append(frame)
-        if self.sender is None:
-            self.sender = asyncio.get_running_loop().create_task(self._drain())
+        try:
+            self.ws.send_text(frame)
+        except Exception:
+            # One frame that cannot go out (a bug) must not take the frames after it, nor the caller, down.
+            log.exception("cannot send a frame", extra={"fields": {"peer": self.peer}})
 
     def close_soon(self, code: int, message: str) -> None:
         if self.closing:
             return
         self.closing = True
-        self.pending.clear()
-        asyncio.get_running_loop().create_task(self.ws.close(code=code, message=message.encode()))
-
-    async def stop(self) -> None:
-        """Let queued frames go out (briefly) before the socket is dropped."""
-        sender = self.sender
-        if sender is not None and not sender.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(sender), 1.0)
-            except (TimeoutError, asyncio.CancelledError):
-                sender.cancel()
+        self.ws.close_soon(code, message.encode())
 
 
 @dataclass(slots=True)
@@ -234,7 +231,7 @@ class Referee:
             ev = engine.event_from_dict(row.body)
             state = engine.apply(state, ev)
             _track_tokens(tokens, ev, row.token_hash)
-        table = Table(table_id, public, created_ms, state, self._rng(table_id), tokens)
+        table = Table(table_id, public, created_ms, elide_journal(state), self._rng(table_id), tokens)
         after = self.store.rematch_of(table_id)
         if after is not None:
             table.rematch = _rematch_frame(after)
@@ -321,13 +318,23 @@ class Referee:
             events=[engine.event_to_dict(e) for e in events],
             rematch=link,
         )
-        table = Table(table_id, public, now, state, rng)
+        table = Table(table_id, public, now, elide_journal(state), rng)
         if link is not None:
             table.rematch_bots = link.bots
         self.tables[table_id] = table
         self.metrics.events += len(events)
         log_event("table created", table=table_id, public=public, turn_seconds=turn_seconds)
         return table
+
+    def full_state(self, table: Table) -> Any:
+        """``table.state`` with its journal (elided in memory, see :func:`elide_journal`) read back from
+        SQLite: what ``engine.view`` and the game record need. Raises StoreError / sqlite3.Error."""
+        version = int(table.state.version)
+        rows = self.store.events(table.id)
+        if len(rows) < version:
+            raise StoreError(f"table {table.id}: the journal has {len(rows)} events, the table {version}")
+        events = tuple(engine.event_from_dict(row.body) for row in rows[:version])
+        return dataclasses.replace(table.state, events=events)
 
     def get(self, table_id: str) -> Table | None:
         return self.tables.get(table_id)
@@ -582,7 +589,7 @@ class Referee:
         changed = str(state.status) if state.status != table.state.status else None
         self.store.append(table.id, first_seq, rows, status=changed, now_ms=now)
         old_state = table.state
-        table.state = state
+        table.state = elide_journal(state)
         for ev, (_, th) in zip(events, rows, strict=True):
             self._track(table, old_state, ev, th, conn)
         self.metrics.events += len(events)
@@ -749,7 +756,7 @@ class Referee:
                 {
                     "type": "snapshot",
                     "seq": int(table.state.version),
-                    "view": engine.view(table.state, conn.seat, now_ms=now),
+                    "view": engine.view(self.full_state(table), conn.seat, now_ms=now),
                     "clock": self.clock(table),
                     "presence": table.presence(),
                     "now": now,
@@ -900,7 +907,7 @@ class Referee:
         level = str(st.seats[seat].bot)
         move: Any = engine.Pass()
         if self.bot_driver is not None:
-            view = engine.view(st, seat, now_ms=self.now_ms())
+            view = engine.view(self.full_state(table), seat, now_ms=self.now_ms())
             rng = random.Random(secrets.randbits(64))
             try:
                 move = await asyncio.get_running_loop().run_in_executor(

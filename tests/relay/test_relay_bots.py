@@ -40,7 +40,8 @@ async def test_a_bot_added_by_the_first_seat_plays_real_moves_to_the_end(
                 assert ans["type"] == "ack", ans
             else:
                 await host.wait_seq(table.state.version + 1, timeout=20)
-        placed = [e for e in table.state.events if type(e).__name__ == "Placed" and e.seat == 1]
+        events = relay.referee.full_state(table).events
+        placed = [e for e in events if type(e).__name__ == "Placed" and e.seat == 1]
         assert placed, "the bot never placed a word"
     finally:
         await relay.stop()

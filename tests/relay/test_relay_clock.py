@@ -7,7 +7,8 @@ from relaykit import FakeClock, Player, RunningRelay, create_table, seated_game,
 
 
 def journal_types(relay: RunningRelay, table_id: str) -> list[str]:
-    return [type(e).__name__ for e in relay.referee.tables[table_id].state.events]
+    table = relay.referee.tables[table_id]
+    return [type(e).__name__ for e in relay.referee.full_state(table).events]
 
 
 async def test_at_the_deadline_the_table_passes_for_the_player_and_the_journal_says_so(
@@ -83,7 +84,8 @@ async def test_a_table_whose_seats_are_all_gone_ends_by_the_two_rounds_rule(
         clock.advance(10_000)
         await settle(relay)
     assert table.status == "ended"
-    assert [type(e).__name__ for e in table.state.events][-7:] == ["TimedOut"] * 6 + ["GameEnded"]
+    kinds = [type(e).__name__ for e in relay.referee.full_state(table).events]
+    assert kinds[-7:] == ["TimedOut"] * 6 + ["GameEnded"]
     assert relay.referee.store.table(table_id).status == "ended"
     assert table.state.result.reason == "scoreless"
 

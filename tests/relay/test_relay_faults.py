@@ -16,7 +16,8 @@ NO_SWEEPER = 3600.0
 
 
 def types(relay: RunningRelay, table_id: str) -> list[str]:
-    return [type(e).__name__ for e in relay.referee.tables[table_id].state.events]
+    table = relay.referee.tables[table_id]
+    return [type(e).__name__ for e in relay.referee.full_state(table).events]
 
 
 async def test_an_action_read_at_its_deadline_meets_the_table_passing_on_time_first(

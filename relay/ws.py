@@ -1,0 +1,461 @@
+"""Game sockets on a lean RFC 6455 protocol object instead of aiohttp's per-socket machinery.
+
+aiohttp keeps, for every open WebSocket, the upgrade request, its RequestHandler, a WebSocketResponse with
+reader and writer, two tasks with their coroutine frames, and heartbeat timers: about 13 KB per socket,
+more than the whole budget of a four-seat table. Here aiohttp still parses the upgrade request and runs the
+handler (routing, Origin check, 403/404 answers, middleware, access log); the handler then answers 101
+itself and hands the transport to a :class:`WebSocket`, which parses frames in ``data_received`` and writes
+frames straight to the transport. A task exists only while a socket has frames to process; one
+:class:`Hub` task pings every quiet socket (heartbeat) and closes those that do not answer.
+
+Only what the game needs: no extensions (permessage-deflate is never accepted), no subprotocols, text
+messages (UTF-8 checked) and binary ones (handed over, answered by the game as an error), fragmentation,
+ping/pong and the close handshake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import hashlib
+import logging
+import time
+from collections.abc import Awaitable, Mapping
+from typing import Final, Protocol
+
+log = logging.getLogger("lexio.relay")
+
+_GUID: Final = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+OP_CONTINUATION: Final = 0x0
+OP_TEXT: Final = 0x1
+OP_BINARY: Final = 0x2
+OP_CLOSE: Final = 0x8
+OP_PING: Final = 0x9
+OP_PONG: Final = 0xA
+
+CLOSE_NORMAL: Final = 1000
+CLOSE_PROTOCOL_ERROR: Final = 1002
+CLOSE_NO_STATUS: Final = 1005
+CLOSE_ABNORMAL: Final = 1006
+CLOSE_BAD_DATA: Final = 1007
+CLOSE_TOO_BIG: Final = 1009
+# Codes a peer may not put on the wire (RFC 6455 7.4.1); answered as a protocol error.
+_RESERVED_CLOSE_CODES: Final = frozenset({1004, 1005, 1006, 1015})
+
+# After our close frame, how long the peer has to answer before the TCP connection is dropped.
+CLOSE_TIMEOUT: Final = 5.0
+# Messages parsed but not yet processed before reading from the socket pauses (TCP pushes back).
+INBOX_LIMIT: Final = 32
+
+BINARY: Final = b""
+"""Stands for a binary message in :meth:`Session.frame` (the game takes text only)."""
+
+
+class Session(Protocol):
+    """What a :class:`WebSocket` serves: its frames in order, then its end, each awaited to completion."""
+
+    async def frame(self, data: str | bytes, t0: float) -> bool:
+        """One text message (``str``) or :data:`BINARY`, read at ``perf_counter()`` ``t0``. Return False
+        to read nothing more (the session is closing the socket)."""
+
+    async def ended(self) -> None:
+        """The connection is gone; called once, after every frame read before it."""
+
+
+class HandshakeError(ValueError):
+    """A request that is not a valid WebSocket upgrade (RFC 6455 4.2.1); ``message`` says why."""
+
+
+def handshake_reply(headers: Mapping[str, str], http_version: tuple[int, int]) -> bytes:
+    """The ``101 Switching Protocols`` response bytes for an upgrade request with ``headers``.
+
+    Raises HandshakeError if the request is not a version-13 WebSocket upgrade over HTTP/1.1+."""
+    if http_version < (1, 1):
+        raise HandshakeError("WebSocket upgrades need HTTP/1.1")
+    if headers.get("Upgrade", "").strip().lower() != "websocket":
+        raise HandshakeError("expected 'Upgrade: websocket'")
+    if "upgrade" not in {t.strip().lower() for t in headers.get("Connection", "").split(",")}:
+        raise HandshakeError("expected 'Connection: Upgrade'")
+    if headers.get("Sec-WebSocket-Version", "").strip() != "13":
+        raise HandshakeError("only WebSocket version 13 is supported")
+    key = headers.get("Sec-WebSocket-Key", "").strip()
+    try:
+        raw = base64.b64decode(key, validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != 16:
+        raise HandshakeError("Sec-WebSocket-Key must be 16 bytes in base64")
+    accept = base64.b64encode(hashlib.sha1(key.encode() + _GUID).digest())
+    return (
+        b"HTTP/1.1 101 Switching Protocols\r\n"
+        b"Upgrade: websocket\r\n"
+        b"Connection: Upgrade\r\n"
+        b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+    )
+
+
+def _unmask(data: bytes, mask: bytes) -> bytes:
+    n = len(data)
+    if not n:
+        return b""
+    # One big-integer XOR: the fastest pure-Python unmasking for frames of a few KB.
+    key = int.from_bytes((mask * ((n + 3) // 4))[:n], "big")
+    return (int.from_bytes(data, "big") ^ key).to_bytes(n, "big")
+
+
+def _frame(op: int, payload: bytes) -> bytes:
+    n = len(payload)
+    if n < 126:
+        head = bytes((0x80 | op, n))
+    elif n < 1 << 16:
+        head = bytes((0x80 | op, 126)) + n.to_bytes(2, "big")
+    else:
+        head = bytes((0x80 | op, 127)) + n.to_bytes(8, "big")
+    return head + payload
+
+
+class WebSocket(asyncio.Protocol):
+    """One server-side WebSocket after the handshake (see the module docstring).
+
+    Frames from the peer go, in order, to ``session``; ``send_text`` writes at once (the transport buffers
+    what the peer has not read yet: see ``buffered``). ``close_code`` is the code of the close handshake
+    (ours or the peer's), :data:`CLOSE_ABNORMAL` if the connection dropped without one.
+    """
+
+    __slots__ = (
+        "_abort_timer",
+        "_buf",
+        "_done",
+        "_frag",
+        "_frag_op",
+        "_frag_size",
+        "_hub",
+        "_inbox",
+        "_paused",
+        "_worker",
+        "close_code",
+        "close_sent",
+        "last_seen",
+        "max_size",
+        "ping_sent",
+        "session",
+        "transport",
+    )
+
+    def __init__(self, session: Session, hub: Hub, *, max_size: int) -> None:
+        self.session = session
+        self._hub = hub
+        self.max_size = max_size
+        self.transport: asyncio.Transport | None = None
+        # Bytes of a frame not yet complete: a shared b"" most of the time, a bytearray (amortized appends,
+        # however small the pieces a peer trickles) while a frame is arriving.
+        self._buf: bytes | bytearray = b""
+        self._frag: bytearray | None = None
+        self._frag_op = 0
+        self._frag_size = 0
+        self._inbox: list[tuple[str | bytes | None, float]] | None = None
+        self._worker: asyncio.Task[None] | None = None
+        self._paused = False
+        self._abort_timer: asyncio.TimerHandle | None = None
+        self._done: asyncio.Future[None] | None = None
+        self.close_code: int | None = None
+        self.close_sent = False
+        self.last_seen = time.monotonic()
+        self.ping_sent = 0.0
+
+    # -- taking over the connection -------------------------------------------------------------------
+    def attach(self, transport: asyncio.Transport, early: bytes = b"") -> None:
+        """Serve ``transport`` (already switched to this protocol); ``early`` are bytes the peer sent after
+        its upgrade request that the HTTP server had buffered."""
+        self.transport = transport
+        self._hub.add(self)
+        # aiohttp pauses reading when early bytes pile up; from now on this protocol decides.
+        with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
+            if not transport.is_reading():
+                transport.resume_reading()
+        if early:
+            self.data_received(early)
+
+    # -- reading ----------------------------------------------------------------------------------------
+    def data_received(self, data: bytes) -> None:
+        # Anything from the peer shows it alive, as a pong would (aiohttp's heartbeat does the same).
+        self.last_seen = time.monotonic()
+        self.ping_sent = 0.0
+        buf = self._buf
+        if buf:
+            assert isinstance(buf, bytearray)
+            buf += data
+        else:
+            buf = data
+        pos, end = 0, len(buf)
+        while end - pos >= 2 and self.transport is not None:
+            b0, b1 = buf[pos], buf[pos + 1]
+            op, length, head = b0 & 0x0F, b1 & 0x7F, 2
+            if length == 126:
+                if end - pos < 4:
+                    break
+                length, head = int.from_bytes(buf[pos + 2 : pos + 4], "big"), 4
+            elif length == 127:
+                if end - pos < 10:
+                    break
+                length, head = int.from_bytes(buf[pos + 2 : pos + 10], "big"), 10
+            if b0 & 0x70 or not b1 & 0x80:
+                # No extension was agreed, so no RSV bit; client frames must be masked.
+                self._fail(CLOSE_PROTOCOL_ERROR, "reserved bits set or frame not masked")
+                return
+            if op >= 0x8:
+                if not b0 & 0x80 or length > 125 or op > OP_PONG:
+                    self._fail(CLOSE_PROTOCOL_ERROR, "bad control frame")
+                    return
+            elif op > OP_BINARY:
+                self._fail(CLOSE_PROTOCOL_ERROR, "unknown opcode")
+                return
+            elif length + self._frag_size > self.max_size:
+                # Refused before buffering it: a huge length costs nothing.
+                self._fail(CLOSE_TOO_BIG, "message too big")
+                return
+            stop = pos + head + 4 + length
+            if end < stop:
+                break
+            mask = buf[pos + head : pos + head + 4]
+            payload = _unmask(bytes(buf[pos + head + 4 : stop]), bytes(mask))
+            pos = stop
+            self._on_frame(bool(b0 & 0x80), op, payload)
+        if pos >= end or self.transport is None:
+            self._buf = b""
+        elif isinstance(buf, bytearray):
+            del buf[:pos]
+            self._buf = buf
+        else:
+            self._buf = bytearray(buf[pos:])
+
+    def _on_frame(self, fin: bool, op: int, payload: bytes) -> None:
+        if op == OP_PING:
+            self._write(OP_PONG, payload)
+            return
+        if op == OP_PONG:
+            self.ping_sent = 0.0
+            return
+        if op == OP_CLOSE:
+            self._on_close(payload)
+            return
+        if self.close_sent:
+            return  # closing: what the peer sent meanwhile is not read (as aiohttp does)
+        if op == OP_CONTINUATION:
+            if self._frag is None:
+                self._fail(CLOSE_PROTOCOL_ERROR, "continuation frame without a message")
+                return
+            self._frag += payload
+            self._frag_size += len(payload)
+            if not fin:
+                return
+            op, payload = self._frag_op, bytes(self._frag)
+            self._frag, self._frag_size = None, 0
+        elif self._frag is not None:
+            self._fail(CLOSE_PROTOCOL_ERROR, "new message before the previous one ended")
+            return
+        elif not fin:
+            self._frag, self._frag_op, self._frag_size = bytearray(payload), op, len(payload)
+            return
+        if op == OP_TEXT:
+            try:
+                text = payload.decode("utf-8")
+            except UnicodeDecodeError:
+                self._fail(CLOSE_BAD_DATA, "text frame is not UTF-8")
+                return
+            self._push(text)
+        else:
+            self._push(BINARY)
+
+    def _on_close(self, payload: bytes) -> None:
+        code = CLOSE_NO_STATUS
+        if len(payload) >= 2:
+            code = int.from_bytes(payload[:2], "big")
+            try:
+                payload[2:].decode("utf-8")
+            except UnicodeDecodeError:
+                self._fail(CLOSE_PROTOCOL_ERROR, "close reason is not UTF-8")
+                return
+            if code < 1000 or code in _RESERVED_CLOSE_CODES or 1016 <= code < 3000 or code >= 5000:
+                self._fail(CLOSE_PROTOCOL_ERROR, "invalid close code")
+                return
+        elif payload:
+            self._fail(CLOSE_PROTOCOL_ERROR, "bad close frame")
+            return
+        if not self.close_sent:
+            # The peer closes: answer with its code (RFC 6455 5.5.1), then end the TCP connection.
+            self.close_code = code
+            self.close_sent = True
+            self._write(OP_CLOSE, (CLOSE_NORMAL if code == CLOSE_NO_STATUS else code).to_bytes(2, "big"))
+        transport = self.transport
+        if transport is not None:
+            transport.close()
+
+    def _push(self, item: str | bytes | None) -> None:
+        inbox = self._inbox
+        if inbox is None:
+            inbox = self._inbox = []
+        inbox.append((item, time.perf_counter()))
+        if len(inbox) >= INBOX_LIMIT and not self._paused and self.transport is not None:
+            self._paused = True
+            with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
+                self.transport.pause_reading()
+        if self._worker is None:
+            self._worker = asyncio.get_running_loop().create_task(self._work())
+
+    async def _work(self) -> None:
+        # Lives only while messages wait: an idle socket parks no task.
+        try:
+            while self._inbox:
+                item, t0 = self._inbox.pop(0)
+                if item is None:
+                    self._inbox = None
+                    try:
+                        await self.session.ended()
+                    except Exception:
+                        log.exception("socket end failed")
+                    return
+                keep = False
+                try:
+                    keep = await self.session.frame(item, t0)
+                except Exception:
+                    log.exception("socket frame failed")
+                if not keep:
+                    # Drop what was read after (as a handler leaving its receive loop would), keep the end.
+                    self._inbox = [m for m in self._inbox if m[0] is None]
+                if self._paused and len(self._inbox) < INBOX_LIMIT // 2 and self.transport is not None:
+                    self._paused = False
+                    with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
+                        self.transport.resume_reading()
+            self._inbox = None
+        finally:
+            self._worker = None
+
+    def eof_received(self) -> bool | None:
+        return None  # half-closed by the peer: close our side too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        self._buf = b""
+        self._frag = None
+        if self.close_code is None:
+            self.close_code = CLOSE_ABNORMAL
+        if self._abort_timer is not None:
+            self._abort_timer.cancel()
+            self._abort_timer = None
+        self._hub.discard(self)
+        if self._done is not None and not self._done.done():
+            self._done.set_result(None)
+        self._push(None)
+
+    # -- writing ----------------------------------------------------------------------------------------
+    def _write(self, op: int, payload: bytes) -> None:
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            transport.write(_frame(op, payload))
+
+    def send_text(self, text: str) -> None:
+        """Send one text message now (nothing once a close frame went out)."""
+        if not self.close_sent:
+            self._write(OP_TEXT, text.encode())
+
+    def ping(self, now: float) -> None:
+        """Send a heartbeat ping (``now``: ``time.monotonic()``); any data from the peer answers it."""
+        self.ping_sent = now
+        self._write(OP_PING, b"")
+
+    def buffered(self) -> int:
+        """Bytes written but not yet taken by the peer's TCP stack."""
+        transport = self.transport
+        return transport.get_write_buffer_size() if transport is not None else 0
+
+    def close_soon(self, code: int, message: bytes = b"") -> None:
+        """Start the close handshake with ``code``; the TCP connection ends when the peer answers, or after
+        :data:`CLOSE_TIMEOUT` seconds."""
+        if self.close_sent or self.transport is None:
+            return
+        self.close_sent = True
+        self.close_code = code
+        self._write(OP_CLOSE, code.to_bytes(2, "big") + message[:123])
+        self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, self.abort)
+
+    async def close(self, *, code: int = CLOSE_NORMAL, message: bytes = b"") -> bool:
+        """Close (see ``close_soon``) and wait until the connection is gone. Returns whether it was open."""
+        if self.transport is None:
+            return False
+        self.close_soon(code, message)
+        if self._done is None:
+            self._done = asyncio.get_running_loop().create_future()
+        await asyncio.shield(self._done)
+        return True
+
+    def abort(self) -> None:
+        """Drop the TCP connection without a close handshake."""
+        self._abort_timer = None
+        transport = self.transport
+        if transport is not None:
+            transport.abort()
+
+    def _fail(self, code: int, reason: str) -> None:
+        # A protocol violation: say why, stop reading, and end the connection.
+        self._buf = b""
+        self._frag = None
+        transport = self.transport
+        if transport is None:
+            return
+        if not self.close_sent:
+            self.close_sent = True
+            self.close_code = code
+            self._write(OP_CLOSE, code.to_bytes(2, "big") + reason.encode()[:123])
+        transport.close()
+
+
+class Hub:
+    """Every open :class:`WebSocket`: heartbeat (ping after ``heartbeat`` quiet seconds, drop a socket
+    that does not answer within half of it) and closing them all at shutdown."""
+
+    def __init__(self, heartbeat: float = 30.0) -> None:
+        self.heartbeat = heartbeat
+        self.sockets: set[WebSocket] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.sockets)
+
+    def add(self, sock: WebSocket) -> None:
+        self.sockets.add(sock)
+
+    def discard(self, sock: WebSocket) -> None:
+        self.sockets.discard(sock)
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._beat())
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat / 4)
+            self.beat(time.monotonic())
+
+    def beat(self, now: float) -> None:
+        """Ping quiet sockets, drop the ones whose ping went unanswered (as aiohttp's heartbeat)."""
+        grace = self.heartbeat / 2
+        for sock in list(self.sockets):
+            if sock.ping_sent:
+                if now - sock.ping_sent > grace:
+                    sock.close_code = CLOSE_ABNORMAL
+                    sock.abort()
+            elif now - sock.last_seen >= self.heartbeat:
+                sock.ping(now)
+
+    async def close_all(self, code: int, message: bytes) -> None:
+        """Close every socket with ``code``; wait (bounded by :data:`CLOSE_TIMEOUT`) until they are gone."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        closing: list[Awaitable[bool]] = [s.close(code=code, message=message) for s in list(self.sockets)]
+        if closing:
+            await asyncio.gather(*closing, return_exceptions=True)
