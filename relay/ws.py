@@ -1,16 +1,16 @@
-"""Game sockets on a lean RFC 6455 protocol object instead of aiohttp's per-socket machinery.
+"""Game sockets on a lean protocol object instead of aiohttp's per-socket machinery.
 
 aiohttp keeps, for every open WebSocket, the upgrade request, its RequestHandler, a WebSocketResponse with
 reader and writer, two tasks with their coroutine frames, and heartbeat timers: about 13 KB per socket,
 more than the whole budget of a four-seat table. Here aiohttp still parses the upgrade request and runs the
 handler (routing, Origin check, 403/404 answers, middleware, access log); the handler then answers 101
-itself and hands the transport to a :class:`WebSocket`, which parses frames in ``data_received`` and writes
-frames straight to the transport. A task exists only while a socket has frames to process; one
-:class:`Hub` task pings every quiet socket (heartbeat) and closes those that do not answer.
+itself and hands the transport to a :class:`WebSocket`. RFC 6455 framing (masking, fragmentation, UTF-8,
+control frames, close codes) is wsproto's sans-I/O ``Connection``; this module feeds it the bytes from
+``data_received`` and writes what it returns. A task exists only while a socket has messages to process;
+one :class:`Hub` task pings every quiet socket (heartbeat) and closes those that do not answer.
 
 Only what the game needs: no extensions (permessage-deflate is never accepted), no subprotocols, text
-messages (UTF-8 checked) and binary ones (handed over, answered by the game as an error), fragmentation,
-ping/pong and the close handshake.
+messages and binary ones (handed over, answered by the game as an error).
 """
 
 from __future__ import annotations
@@ -19,30 +19,20 @@ import asyncio
 import base64
 import binascii
 import contextlib
-import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Mapping
 from typing import Final, Protocol
 
+from wsproto.connection import Connection, ConnectionState, ConnectionType
+from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessage
+from wsproto.utilities import LocalProtocolError, generate_accept_token
+
 log = logging.getLogger("lexio.relay")
 
-_GUID: Final = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-OP_CONTINUATION: Final = 0x0
-OP_TEXT: Final = 0x1
-OP_BINARY: Final = 0x2
-OP_CLOSE: Final = 0x8
-OP_PING: Final = 0x9
-OP_PONG: Final = 0xA
-
 CLOSE_NORMAL: Final = 1000
-CLOSE_PROTOCOL_ERROR: Final = 1002
-CLOSE_NO_STATUS: Final = 1005
 CLOSE_ABNORMAL: Final = 1006
-CLOSE_BAD_DATA: Final = 1007
 CLOSE_TOO_BIG: Final = 1009
-# Codes a peer may not put on the wire (RFC 6455 7.4.1); answered as a protocol error.
-_RESERVED_CLOSE_CODES: Final = frozenset({1004, 1005, 1006, 1015})
 
 # After our close frame, how long the peer has to answer before the TCP connection is dropped.
 CLOSE_TIMEOUT: Final = 5.0
@@ -87,33 +77,12 @@ def handshake_reply(headers: Mapping[str, str], http_version: tuple[int, int]) -
         raw = b""
     if len(raw) != 16:
         raise HandshakeError("Sec-WebSocket-Key must be 16 bytes in base64")
-    accept = base64.b64encode(hashlib.sha1(key.encode() + _GUID).digest())
     return (
         b"HTTP/1.1 101 Switching Protocols\r\n"
         b"Upgrade: websocket\r\n"
         b"Connection: Upgrade\r\n"
-        b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+        b"Sec-WebSocket-Accept: " + generate_accept_token(key.encode()) + b"\r\n\r\n"
     )
-
-
-def _unmask(data: bytes, mask: bytes) -> bytes:
-    n = len(data)
-    if not n:
-        return b""
-    # One big-integer XOR: the fastest pure-Python unmasking for frames of a few KB.
-    key = int.from_bytes((mask * ((n + 3) // 4))[:n], "big")
-    return (int.from_bytes(data, "big") ^ key).to_bytes(n, "big")
-
-
-def _frame(op: int, payload: bytes) -> bytes:
-    n = len(payload)
-    if n < 126:
-        head = bytes((0x80 | op, n))
-    elif n < 1 << 16:
-        head = bytes((0x80 | op, 126)) + n.to_bytes(2, "big")
-    else:
-        head = bytes((0x80 | op, 127)) + n.to_bytes(8, "big")
-    return head + payload
 
 
 class WebSocket(asyncio.Protocol):
@@ -126,14 +95,13 @@ class WebSocket(asyncio.Protocol):
 
     __slots__ = (
         "_abort_timer",
-        "_buf",
+        "_conn",
         "_done",
-        "_frag",
-        "_frag_op",
-        "_frag_size",
         "_hub",
         "_inbox",
+        "_parts",
         "_paused",
+        "_size",
         "_worker",
         "close_code",
         "close_sent",
@@ -149,12 +117,10 @@ class WebSocket(asyncio.Protocol):
         self._hub = hub
         self.max_size = max_size
         self.transport: asyncio.Transport | None = None
-        # Bytes of a frame not yet complete: a shared b"" most of the time, a bytearray (amortized appends,
-        # however small the pieces a peer trickles) while a frame is arriving.
-        self._buf: bytes | bytearray = b""
-        self._frag: bytearray | None = None
-        self._frag_op = 0
-        self._frag_size = 0
+        self._conn = Connection(ConnectionType.SERVER)
+        # The pieces of a message that arrives in several frames (or TCP reads), and their size so far.
+        self._parts: list[str] | None = None
+        self._size = 0
         self._inbox: list[tuple[str | bytes | None, float]] | None = None
         self._worker: asyncio.Task[None] | None = None
         self._paused = False
@@ -183,112 +149,59 @@ class WebSocket(asyncio.Protocol):
         # Anything from the peer shows it alive, as a pong would (aiohttp's heartbeat does the same).
         self.last_seen = time.monotonic()
         self.ping_sent = 0.0
-        buf = self._buf
-        if buf:
-            assert isinstance(buf, bytearray)
-            buf += data
-        else:
-            buf = data
-        pos, end = 0, len(buf)
-        while end - pos >= 2 and self.transport is not None:
-            b0, b1 = buf[pos], buf[pos + 1]
-            op, length, head = b0 & 0x0F, b1 & 0x7F, 2
-            if length == 126:
-                if end - pos < 4:
-                    break
-                length, head = int.from_bytes(buf[pos + 2 : pos + 4], "big"), 4
-            elif length == 127:
-                if end - pos < 10:
-                    break
-                length, head = int.from_bytes(buf[pos + 2 : pos + 10], "big"), 10
-            if b0 & 0x70 or not b1 & 0x80:
-                # No extension was agreed, so no RSV bit; client frames must be masked.
-                self._fail(CLOSE_PROTOCOL_ERROR, "reserved bits set or frame not masked")
+        conn = self._conn
+        if conn.state not in (ConnectionState.OPEN, ConnectionState.LOCAL_CLOSING):
+            return
+        conn.receive_data(data)
+        for event in conn.events():
+            if self.transport is None:
                 return
-            if op >= 0x8:
-                if not b0 & 0x80 or length > 125 or op > OP_PONG:
-                    self._fail(CLOSE_PROTOCOL_ERROR, "bad control frame")
+            if isinstance(event, (TextMessage, BytesMessage)):
+                if not self._on_message(event):
                     return
-            elif op > OP_BINARY:
-                self._fail(CLOSE_PROTOCOL_ERROR, "unknown opcode")
+            elif isinstance(event, Ping):
+                self._send(event.response())
+            elif isinstance(event, Pong):
+                self.ping_sent = 0.0
+            elif isinstance(event, CloseConnection):
+                self._on_close(event)
                 return
-            elif length + self._frag_size > self.max_size:
-                # Refused before buffering it: a huge length costs nothing.
-                self._fail(CLOSE_TOO_BIG, "message too big")
-                return
-            stop = pos + head + 4 + length
-            if end < stop:
-                break
-            mask = buf[pos + head : pos + head + 4]
-            payload = _unmask(bytes(buf[pos + head + 4 : stop]), bytes(mask))
-            pos = stop
-            self._on_frame(bool(b0 & 0x80), op, payload)
-        if pos >= end or self.transport is None:
-            self._buf = b""
-        elif isinstance(buf, bytearray):
-            del buf[:pos]
-            self._buf = buf
-        else:
-            self._buf = bytearray(buf[pos:])
 
-    def _on_frame(self, fin: bool, op: int, payload: bytes) -> None:
-        if op == OP_PING:
-            self._write(OP_PONG, payload)
-            return
-        if op == OP_PONG:
-            self.ping_sent = 0.0
-            return
-        if op == OP_CLOSE:
-            self._on_close(payload)
-            return
+    def _on_message(self, event: TextMessage | BytesMessage) -> bool:
+        """Collect one piece of a message; hand the message over when complete. False: the socket closed."""
         if self.close_sent:
-            return  # closing: what the peer sent meanwhile is not read (as aiohttp does)
-        if op == OP_CONTINUATION:
-            if self._frag is None:
-                self._fail(CLOSE_PROTOCOL_ERROR, "continuation frame without a message")
-                return
-            self._frag += payload
-            self._frag_size += len(payload)
-            if not fin:
-                return
-            op, payload = self._frag_op, bytes(self._frag)
-            self._frag, self._frag_size = None, 0
-        elif self._frag is not None:
-            self._fail(CLOSE_PROTOCOL_ERROR, "new message before the previous one ended")
-            return
-        elif not fin:
-            self._frag, self._frag_op, self._frag_size = bytearray(payload), op, len(payload)
-            return
-        if op == OP_TEXT:
-            try:
-                text = payload.decode("utf-8")
-            except UnicodeDecodeError:
-                self._fail(CLOSE_BAD_DATA, "text frame is not UTF-8")
-                return
-            self._push(text)
-        else:
+            return True  # closing: what the peer sent meanwhile is not read (as aiohttp does)
+        # Text is counted in characters (at most 4 bytes each): the game's own cap is checked in bytes.
+        self._size += len(event.data)
+        if self._size > self.max_size:
+            self._fail(CLOSE_TOO_BIG, "message too big")
+            return False
+        if not event.message_finished:
+            if isinstance(event, TextMessage):  # a binary message is refused whole: only its size matters
+                if self._parts is None:
+                    self._parts = []
+                self._parts.append(event.data)
+            return True
+        parts, self._parts, self._size = self._parts, None, 0
+        if isinstance(event, BytesMessage):
             self._push(BINARY)
+        elif parts:
+            self._push("".join([*parts, event.data]))
+        else:
+            self._push(event.data)
+        return True
 
-    def _on_close(self, payload: bytes) -> None:
-        code = CLOSE_NO_STATUS
-        if len(payload) >= 2:
-            code = int.from_bytes(payload[:2], "big")
-            try:
-                payload[2:].decode("utf-8")
-            except UnicodeDecodeError:
-                self._fail(CLOSE_PROTOCOL_ERROR, "close reason is not UTF-8")
-                return
-            if code < 1000 or code in _RESERVED_CLOSE_CODES or 1016 <= code < 3000 or code >= 5000:
-                self._fail(CLOSE_PROTOCOL_ERROR, "invalid close code")
-                return
-        elif payload:
-            self._fail(CLOSE_PROTOCOL_ERROR, "bad close frame")
-            return
-        if not self.close_sent:
+    def _on_close(self, event: CloseConnection) -> None:
+        """The peer's close frame, or wsproto's verdict on a frame that breaks the protocol (1002, 1007)."""
+        if self._conn.state is ConnectionState.REMOTE_CLOSING:
             # The peer closes: answer with its code (RFC 6455 5.5.1), then end the TCP connection.
-            self.close_code = code
-            self.close_sent = True
-            self._write(OP_CLOSE, (CLOSE_NORMAL if code == CLOSE_NO_STATUS else code).to_bytes(2, "big"))
+            if not self.close_sent:
+                self.close_code = event.code
+                self.close_sent = True
+            self._send(event.response())
+        elif self._conn.state is ConnectionState.OPEN:
+            self._fail(event.code, event.reason or "protocol error")
+            return
         transport = self.transport
         if transport is not None:
             transport.close()
@@ -338,8 +251,7 @@ class WebSocket(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
-        self._buf = b""
-        self._frag = None
+        self._parts = None
         if self.close_code is None:
             self.close_code = CLOSE_ABNORMAL
         if self._abort_timer is not None:
@@ -351,20 +263,25 @@ class WebSocket(asyncio.Protocol):
         self._push(None)
 
     # -- writing ----------------------------------------------------------------------------------------
-    def _write(self, op: int, payload: bytes) -> None:
+    def _send(self, event: TextMessage | Ping | Pong | CloseConnection) -> None:
         transport = self.transport
-        if transport is not None and not transport.is_closing():
-            transport.write(_frame(op, payload))
+        if transport is None or transport.is_closing():
+            return
+        try:
+            data = self._conn.send(event)
+        except LocalProtocolError:
+            return  # not in this state (e.g. a message after our close frame): nothing to write
+        transport.write(data)
 
     def send_text(self, text: str) -> None:
         """Send one text message now (nothing once a close frame went out)."""
         if not self.close_sent:
-            self._write(OP_TEXT, text.encode())
+            self._send(TextMessage(data=text))
 
     def ping(self, now: float) -> None:
         """Send a heartbeat ping (``now``: ``time.monotonic()``); any data from the peer answers it."""
         self.ping_sent = now
-        self._write(OP_PING, b"")
+        self._send(Ping())
 
     def buffered(self) -> int:
         """Bytes written but not yet taken by the peer's TCP stack."""
@@ -378,7 +295,7 @@ class WebSocket(asyncio.Protocol):
             return
         self.close_sent = True
         self.close_code = code
-        self._write(OP_CLOSE, code.to_bytes(2, "big") + message[:123])
+        self._send(CloseConnection(code=code, reason=message[:123].decode("utf-8", "ignore")))
         self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, self.abort)
 
     async def close(self, *, code: int = CLOSE_NORMAL, message: bytes = b"") -> bool:
@@ -400,15 +317,14 @@ class WebSocket(asyncio.Protocol):
 
     def _fail(self, code: int, reason: str) -> None:
         # A protocol violation: say why, stop reading, and end the connection.
-        self._buf = b""
-        self._frag = None
+        self._parts = None
         transport = self.transport
         if transport is None:
             return
         if not self.close_sent:
             self.close_sent = True
             self.close_code = code
-            self._write(OP_CLOSE, code.to_bytes(2, "big") + reason.encode()[:123])
+            self._send(CloseConnection(code=code, reason=reason.encode()[:123].decode("utf-8", "ignore")))
         transport.close()
 
 

@@ -154,9 +154,11 @@ async def test_a_frame_trickled_byte_by_byte_is_read_once_whole(
         (client_frame(0x3, b"x"), 1002),  # reserved opcode
         (client_frame(0x0, b"x"), 1002),  # continuation without a message
         (client_frame(0x1, b"\xff\xfe"), 1007),  # text that is not UTF-8
-        (client_frame(0x1, b"", length=70_000), 1009),  # over 64 KiB: refused from its header alone
+        (client_frame(0x2, b"x" * 70_000), 1009),  # a message over 64 KiB
+        # ...refused once 64 KiB of it arrived, whatever length its header claims.
+        (client_frame(0x1, b"x" * 66_000, length=2**40), 1009),
     ],
-    ids=["unmasked", "reserved-opcode", "stray-continuation", "not-utf8", "over-64KiB"],
+    ids=["unmasked", "reserved-opcode", "stray-continuation", "not-utf8", "over-64KiB", "huge-length"],
 )
 async def test_a_frame_breaking_the_websocket_protocol_closes_the_socket_with_its_code(
     relay: RunningRelay, session: aiohttp.ClientSession, wire: bytes, code: int
