@@ -13,12 +13,16 @@ loopback port, then measures, as medians over several runs:
 - the longest main-thread task after first paint (PerformanceObserver ``longtask``);
 - bytes transferred on a first visit (all requests, workers included) and requests to other hosts;
 - the live preview after a tile is placed (offline demo table, keyboard): engine time, worker time
-  (event handled → patch posted) and page time (DOM event → patch applied), p50 and p95.
+  (event handled → patch posted) and page time (DOM event → patch applied), p50 and p95; on the first
+  visit also from a Chromium trace, the worker thread's CPU time over the same span (``?perf`` makes the
+  app mark each action's start and end; a mark carries wall and thread clocks), which tells the app's own
+  cost apart from time the worker spent descheduled while the page painted on a 2-core machine.
 Numbers come from a shared 2-core machine: compare within a run.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -32,7 +36,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "web" / "dist"
@@ -178,13 +182,34 @@ def visit(page: Page, url: str, probe: bool = False) -> dict[str, float]:
     return page_timings(page)
 
 
-def preview_figures(page: Page, base: str, prefix: str) -> None:
-    """Place tiles with the keyboard on the offline demo table, many times; print the preview timings."""
-    visit(page, base + "/?demo=2")
+def cpu_from_trace(trace: bytes) -> tuple[list[float], list[float]]:
+    """Wall and thread-CPU milliseconds of each marked action (lexio-action → lexio-action-end)."""
+    data = json.loads(trace)
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    marks = sorted(
+        (e for e in events if e.get("name") in ("lexio-action", "lexio-action-end") and "tts" in e),
+        key=lambda e: (e["tid"], e["ts"]),
+    )
+    wall: list[float] = []
+    cpu: list[float] = []
+    for a, b in itertools.pairwise(marks):
+        if a["name"] == "lexio-action" and b["name"] == "lexio-action-end" and a["tid"] == b["tid"]:
+            wall.append((b["ts"] - a["ts"]) / 1000)
+            cpu.append((b["tts"] - a["tts"]) / 1000)
+    return wall, cpu
+
+
+def preview_figures(page: Page, base: str, prefix: str, tracer: Browser | None = None) -> None:
+    """Place tiles with the keyboard on the offline demo table, many times; print the preview timings.
+
+    With ``tracer`` (the page's browser), the run is traced and the worker's CPU time printed too."""
+    visit(page, base + "/?demo=2&perf=1")
     page.wait_for_timeout(3000)  # past the start-up work
     rack = page.eval_on_selector_all("[data-testid=rack-tile] b", "els => els.map(e => e.textContent)")
     letters = [c for c in rack if c != "?"][:4] or ["E"]
     page.focus("#board")
+    if tracer is not None:
+        tracer.start_tracing(page=page, categories=["blink.user_timing"])
     for _ in range(15):
         page.keyboard.press("ArrowUp")  # first arrow puts the cursor on the source, then moves
         page.keyboard.press("Escape")
@@ -200,6 +225,12 @@ def preview_figures(page: Page, base: str, prefix: str) -> None:
     page.wait_for_timeout(500)
     page.keyboard.press("Escape")  # one more action so the last timings travel to the page
     page.wait_for_timeout(300)
+    if tracer is not None:
+        wall, cpu = cpu_from_trace(tracer.stop_tracing())
+        if cpu:
+            emit(f"{prefix}_worker_traced_wall_p95", pct(wall, 0.95), "ms")
+            emit(f"{prefix}_worker_cpu_p50", pct(cpu, 0.5), "ms")
+            emit(f"{prefix}_worker_cpu_p95", pct(cpu, 0.95), "ms")
     perf = page.evaluate("""() => { const p = document.getElementById('perf');
         return [p.dataset.engine, p.dataset.preview, p.dataset.e2e]; }""")
     engine_ms, worker_ms, page_ms = (json.loads(x or "[]") for x in perf)
@@ -331,7 +362,7 @@ def main() -> int:
 
             # Live preview, first visit (fresh profile).
             ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-            preview_figures(ctx.new_page(), base, "preview")
+            preview_figures(ctx.new_page(), base, "preview", tracer=browser)
             ctx.close()
             browser.close()
     finally:

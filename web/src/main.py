@@ -81,6 +81,9 @@ class App:
         self.tasks: set[Any] = set()
         self.pending_link: str | None = None
         self.preview_ms: list[float] = []
+        # ?perf: each timed action leaves a performance mark, so that a browser trace (bench/browser.py)
+        # can find its task and read the worker thread's CPU time apart from time spent descheduled.
+        self.mark_actions = not _is_null(self.params.get("perf"))
         self.hot: set[str] = set()
         self.side_for: Any = None
         self.side_tr: Any = None
@@ -375,6 +378,8 @@ class App:
         """Run a play-changing action, render, and record action → patch applied in the page (ms).
 
         The timings travel in the next patch to ``#perf`` (read by bench/browser.py)."""
+        if self.mark_actions:
+            js.performance.mark("lexio-action")
         engine_ms = self.state.preview_ms
         last = engine_ms[-1] if engine_ms else None
         t0 = time.perf_counter()
@@ -387,6 +392,8 @@ class App:
         self.render()
         self.preview_ms.append((time.perf_counter() - t0) * 1000)
         del self.preview_ms[:-200]
+        if self.mark_actions:
+            js.performance.mark("lexio-action-end")
 
     # -- UI events (one JSON string each, from the bootstrap) --------------------------------------------
     def on_ui(self, text: str) -> None:
