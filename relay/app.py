@@ -180,7 +180,8 @@ def _table_summary(referee: Referee, table: Table) -> dict[str, Any]:
 async def create_table(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
     config = request.app[CONFIG_KEY]
-    if not request.app[CREATE_LIMITS_KEY].allow(request.remote or "?", time.monotonic()):
+    client = request.app[CONFIG_KEY].client_address(request.remote, request.headers.get("X-Forwarded-For"))
+    if not request.app[CREATE_LIMITS_KEY].allow(client, time.monotonic()):
         return _error(429, "rate_limited", "too many tables created from this address; try again shortly")
     try:
         body = await request.json() if request.can_read_body else {}
@@ -256,9 +257,7 @@ async def get_gcg(request: web.Request) -> web.Response:
         return _error(409, "game_not_finished", "the game record is available once the game has ended")
     from engine.gcg import write_gcg
 
-    return web.Response(
-        text=write_gcg(referee.full_state(table)), content_type="text/plain", charset="utf-8"
-    )
+    return web.Response(text=write_gcg(referee.full_state(table)), content_type="text/plain", charset="utf-8")
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -341,7 +340,8 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     link_base = sys.intern(_link_base(request))
     session = GameSession(referee, config, table, link_base)
     sock = WebSocket(session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT)
-    session.conn = Conn(sock, sys.intern(request.remote or "?"))
+    client = config.client_address(request.remote, request.headers.get("X-Forwarded-For"))
+    session.conn = Conn(sock, sys.intern(client))
     referee.sockets += 1
     _take_over(request, transport, sock, reply)
     return _Switched(status=101)

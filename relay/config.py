@@ -6,6 +6,7 @@ import argparse
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -49,6 +50,9 @@ class Config:
     # links are built from it instead of the request's own scheme and host, and its origin may open sockets.
     # Forwarded headers (X-Forwarded-Proto/Host) are never trusted: any client can send them.
     public_url: str | None = None
+    # Reverse proxies (addresses or networks) whose X-Forwarded-For is believed: behind one, the client's
+    # address (per-address limits, logs) is the rightmost X-Forwarded-For entry that is not a trusted proxy.
+    trusted_proxies: tuple[IPv4Network | IPv6Network, ...] = ()
 
     def __post_init__(self) -> None:
         if not MIN_TURN_SECONDS <= self.turn_seconds <= MAX_TURN_SECONDS:
@@ -75,6 +79,29 @@ class Config:
                 )
             object.__setattr__(self, "public_url", self.public_url.rstrip("/"))
 
+    def client_address(self, peer: str | None, forwarded_for: str | None) -> str:
+        """The client's address: ``peer`` (the TCP peer), or, when ``peer`` is a trusted proxy, the
+        rightmost ``X-Forwarded-For`` entry that is not one (entries to its left can be forged by the
+        client; as nginx's ``real_ip_recursive``). Never raises: junk in the header ends the walk."""
+        if peer is None:
+            return "?"
+        if not self.trusted_proxies or not self._trusted(peer):
+            return peer
+        address = peer
+        for entry in reversed((forwarded_for or "").split(",")):
+            entry = entry.strip()
+            if not self._trusted(entry):
+                return entry if _is_ip(entry) else address
+            address = entry
+        return address
+
+    def _trusted(self, address: str) -> bool:
+        try:
+            ip = ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.trusted_proxies)
+
     @property
     def public_origin(self) -> str | None:
         """``scheme://host[:port]`` of ``public_url`` (what a browser sends as ``Origin``), or None."""
@@ -82,6 +109,25 @@ class Config:
             return None
         parts = urlsplit(self.public_url)
         return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_networks(values: Sequence[str]) -> tuple[IPv4Network | IPv6Network, ...]:
+    """``127.0.0.1``, ``10.0.0.0/8``, ``::1``… as networks. Raises ConfigError for anything else."""
+    nets = []
+    for value in values:
+        try:
+            nets.append(ip_network(value.strip(), strict=False))
+        except ValueError as exc:
+            raise ConfigError(f"--trusted-proxy {value!r}: expected an IP address or network") from exc
+    return tuple(nets)
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -133,6 +179,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=None,
         help="extra allowed WebSocket Origin, repeatable [LEXIO_ALLOW_ORIGIN, comma-separated]",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=None,
+        help="reverse proxy (address or network) whose X-Forwarded-For gives the client address, "
+        "repeatable [LEXIO_TRUSTED_PROXIES, comma-separated]",
     )
     serve.add_argument(
         "--public-url",
@@ -202,6 +255,10 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
     env_origins = _env("LEXIO_ALLOW_ORIGIN")
     if env_origins:
         origins.extend(o.strip() for o in env_origins.split(",") if o.strip())
+    proxies: list[str] = list(args.trusted_proxy or [])
+    env_proxies = _env("LEXIO_TRUSTED_PROXIES")
+    if env_proxies:
+        proxies.extend(p for p in env_proxies.split(",") if p.strip())
     try:
         low, high = (float(x) for x in str(args.bot_delay_seconds).split(","))
     except ValueError as exc:
@@ -226,4 +283,5 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
         create_per_second=args.create_per_second,
         db_synchronous_full=args.db_synchronous == "full",
         public_url=args.public_url,
+        trusted_proxies=parse_networks(proxies),
     )

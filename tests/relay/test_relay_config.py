@@ -109,3 +109,28 @@ def test_an_unknown_durability_from_the_environment_is_refused(clean_env: pytest
     clean_env.setenv("LEXIO_DB_SYNCHRONOUS", "fulll")
     with pytest.raises(ConfigError, match="LEXIO_DB_SYNCHRONOUS"):
         config_from_args(["serve"])
+
+
+def test_trusted_proxies_come_from_flags_and_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEXIO_TRUSTED_PROXIES", "10.0.0.0/8, ::1")
+    c = config_from_args(["serve", "--trusted-proxy", "127.0.0.1"])
+    assert [str(n) for n in c.trusted_proxies] == ["127.0.0.1/32", "10.0.0.0/8", "::1/128"]
+    with pytest.raises(ConfigError, match=r"--trusted-proxy 'proxy\.local'"):
+        config_from_args(["serve", "--trusted-proxy", "proxy.local"])
+
+
+def test_the_client_address_is_read_from_x_forwarded_for_only_through_a_trusted_proxy() -> None:
+    direct = config_from_args(["serve"])
+    # No trusted proxy: the header is anybody's to write, so it is ignored.
+    assert direct.client_address("203.0.113.9", "198.51.100.1") == "203.0.113.9"
+    proxied = config_from_args(["serve", "--trusted-proxy", "127.0.0.1", "--trusted-proxy", "10.0.0.0/8"])
+    assert proxied.client_address("127.0.0.1", "198.51.100.1") == "198.51.100.1"
+    # What the client wrote itself sits left of what the proxies appended: the rightmost untrusted wins.
+    assert proxied.client_address("127.0.0.1", "6.6.6.6, 198.51.100.1, 10.1.2.3") == "198.51.100.1"
+    # A peer that is not a trusted proxy cannot pick its address.
+    assert proxied.client_address("203.0.113.9", "198.51.100.1") == "203.0.113.9"
+    # Junk or nothing: the last trusted hop stands for the client.
+    assert proxied.client_address("127.0.0.1", "not-an-ip") == "127.0.0.1"
+    assert proxied.client_address("127.0.0.1", None) == "127.0.0.1"
+    assert proxied.client_address("127.0.0.1", "10.9.9.9") == "10.9.9.9"
+    assert proxied.client_address(None, "198.51.100.1") == "?"

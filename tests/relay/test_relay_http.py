@@ -10,6 +10,8 @@ import aiohttp
 import pytest
 from relaykit import RunningRelay, create_table, play_to_end, seated_game, start_relay
 
+from relay.config import parse_networks
+
 ISOLATION = {"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp"}
 
 
@@ -270,6 +272,25 @@ async def test_table_creation_is_rate_limited_per_address(
         assert statuses == [201, 201, 201, 429, 429]
         assert body["code"] == "rate_limited"
         assert len(relay.referee.tables) == 3
+    finally:
+        await relay.stop()
+
+
+async def test_behind_a_trusted_proxy_each_client_has_its_own_creation_limit(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    relay = await start_relay(
+        tmp_path, create_burst=2.0, create_per_second=0.001, trusted_proxies=parse_networks(["127.0.0.1"])
+    )
+    try:
+
+        async def create(client: str) -> int:
+            headers = {"X-Forwarded-For": f"6.6.6.6, {client}"}  # the first entry is forged by the client
+            async with session.post(relay.url + "/api/tables", json={}, headers=headers) as r:
+                return r.status
+
+        assert [await create("198.51.100.1") for _ in range(3)] == [201, 201, 429]
+        assert [await create("198.51.100.2") for _ in range(2)] == [201, 201]
     finally:
         await relay.stop()
 
