@@ -13,10 +13,10 @@ loopback port, then measures, as medians over several runs:
 - the longest main-thread task after first paint (PerformanceObserver ``longtask``);
 - bytes transferred on a first visit (all requests, workers included) and requests to other hosts;
 - the live preview after a tile is placed (offline demo table, keyboard): engine time, worker time
-  (event handled → patch posted) and page time (DOM event → patch applied), p50 and p95; on the first
-  visit also from a Chromium trace, the worker thread's CPU time over the same span (``?perf`` makes the
-  app mark each action's start and end; a mark carries wall and thread clocks), which tells the app's own
-  cost apart from time the worker spent descheduled while the page painted on a 2-core machine.
+  (event handled → patch handed to postMessage) and page time (DOM event → patch applied), p50 and p95;
+  on the first visit also from a Chromium trace, the worker thread's CPU time over the same span (``?perf``
+  makes the app mark each action's start and the hand-over of its patch; a mark carries wall and thread
+  clocks), which tells the app's own cost apart from time the worker spent descheduled.
 Numbers come from a shared 2-core machine: compare within a run.
 """
 
@@ -183,17 +183,18 @@ def visit(page: Page, url: str, probe: bool = False) -> dict[str, float]:
 
 
 def cpu_from_trace(trace: bytes) -> tuple[list[float], list[float]]:
-    """Wall and thread-CPU milliseconds of each marked action (lexio-action → lexio-action-end)."""
+    """Wall and thread-CPU milliseconds of each marked action: lexio-action → lexio-handover (its patch
+    handed to the page)."""
     data = json.loads(trace)
     events = data["traceEvents"] if isinstance(data, dict) else data
     marks = sorted(
-        (e for e in events if e.get("name") in ("lexio-action", "lexio-action-end") and "tts" in e),
+        (e for e in events if e.get("name") in ("lexio-action", "lexio-handover") and "tts" in e),
         key=lambda e: (e["tid"], e["ts"]),
     )
     wall: list[float] = []
     cpu: list[float] = []
     for a, b in itertools.pairwise(marks):
-        if a["name"] == "lexio-action" and b["name"] == "lexio-action-end" and a["tid"] == b["tid"]:
+        if a["name"] == "lexio-action" and b["name"] == "lexio-handover" and a["tid"] == b["tid"]:
             wall.append((b["ts"] - a["ts"]) / 1000)
             cpu.append((b["tts"] - a["tts"]) / 1000)
     return wall, cpu
