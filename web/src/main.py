@@ -3,8 +3,8 @@
 All decisions are in the plain-Python ``app`` package; this file moves data between the browser and
 ``UiState``. A synchronous call into the main thread costs 1-15 ms on a loaded machine, so the page is
 touched through few doors: its state at start is read once (``window.lexioBoot``), UI events arrive as one
-JSON string each (``sync.ui``, called by the bootstrap in index.html), and every render leaves as one JSON
-patch posted to the page (applied by ``window.lexioPatch`` there).
+JSON string each on a MessagePort handed to the page at start (``sync.ui`` too, the bootstrap's fallback),
+and every render leaves as one JSON patch posted to the page (applied by ``window.lexioPatch`` there).
 """
 
 # ruff: noqa: E402  (BOOT is stamped before the other imports, to time them)
@@ -92,6 +92,7 @@ class App:
         self.board_key: tuple[int, str] = (-1, "")
         self.last_ui_ms = self.last_gc_ms = 0
         self.posted_at: float | None = None
+        self.ui_port: Any = None
         sync.ui = self.on_ui
 
     # -- page patching -----------------------------------------------------------------------------------
@@ -588,6 +589,12 @@ class App:
     # -- start -------------------------------------------------------------------------------------------
     async def start(self) -> None:
         window.lexioAttach()  # from now on, patches posted by this worker are applied
+        # UI events come on a port of their own: a plain message per event, where PyScript's ``sync`` call
+        # adds its own dispatch and a reply message per keystroke.
+        channel = js.MessageChannel.new()
+        channel.port1.onmessage = create_proxy(lambda ev: self.on_ui(ev.data))
+        self.ui_port = channel.port1  # kept: the port lives as long as a reference to it
+        js.postMessage("lexio-port", js.Array.of(channel.port2))
         await self.load_config()
         js.setInterval(create_proxy(self.tick), 250)
         if self.stored_lang is None:
