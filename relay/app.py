@@ -180,7 +180,7 @@ def _table_summary(referee: Referee, table: Table) -> dict[str, Any]:
 async def create_table(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
     config = request.app[CONFIG_KEY]
-    client = request.app[CONFIG_KEY].client_address(request.remote, request.headers.get("X-Forwarded-For"))
+    client = request.app[CONFIG_KEY].client_address(request.remote, _forwarded_for(request))
     if not request.app[CREATE_LIMITS_KEY].allow(client, time.monotonic()):
         return _error(429, "rate_limited", "too many tables created from this address; try again shortly")
     try:
@@ -307,6 +307,11 @@ def origin_allowed(request: web.Request, allowed: tuple[str, ...], public_origin
     return parts.netloc.lower() == (request.host or "").lower()
 
 
+def _forwarded_for(request: web.BaseRequest) -> str:
+    # Every X-Forwarded-For line, as one list (RFC 9110 5.3): some proxies add a line of their own.
+    return ",".join(request.headers.getall("X-Forwarded-For", ()))
+
+
 class _Switched(web.StreamResponse):
     """Returned by the WebSocket handler once the connection is a :class:`relay.ws.WebSocket`: the 101
     answer is already written and aiohttp no longer owns the connection, so there is nothing to send."""
@@ -328,6 +333,8 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     table = referee.revive(request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
+    if request.method != "GET":  # the route also answers HEAD
+        return _error(400, "bad_request", "a WebSocket upgrade is a GET request")
     try:
         reply = handshake_reply(request.headers, (request.version.major, request.version.minor))
     except HandshakeError as err:
@@ -340,7 +347,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     link_base = sys.intern(_link_base(request))
     session = GameSession(referee, config, table, link_base)
     sock = WebSocket(session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT)
-    client = config.client_address(request.remote, request.headers.get("X-Forwarded-For"))
+    client = config.client_address(request.remote, _forwarded_for(request))
     session.conn = Conn(sock, sys.intern(client))
     referee.sockets += 1
     _take_over(request, transport, sock, reply)

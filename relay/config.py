@@ -6,7 +6,7 @@ import argparse
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -82,24 +82,25 @@ class Config:
     def client_address(self, peer: str | None, forwarded_for: str | None) -> str:
         """The client's address: ``peer`` (the TCP peer), or, when ``peer`` is a trusted proxy, the
         rightmost ``X-Forwarded-For`` entry that is not one (entries to its left can be forged by the
-        client; as nginx's ``real_ip_recursive``). Never raises: junk in the header ends the walk."""
+        client; as nginx's ``real_ip_recursive``). Addresses come back normalised (``::ffff:1.2.3.4`` as
+        ``1.2.3.4``, ports dropped). Never raises: junk in the header ends the walk."""
         if peer is None:
             return "?"
-        if not self.trusted_proxies or not self._trusted(peer):
+        ip = _parse_ip(peer)
+        if ip is None:
             return peer
-        address = peer
+        if not self.trusted_proxies or not self._trusted(ip):
+            return str(ip)
         for entry in reversed((forwarded_for or "").split(",")):
-            entry = entry.strip()
-            if not self._trusted(entry):
-                return entry if _is_ip(entry) else address
-            address = entry
-        return address
+            hop = _parse_ip(entry)
+            if hop is None:
+                break
+            ip = hop
+            if not self._trusted(hop):
+                break
+        return str(ip)
 
-    def _trusted(self, address: str) -> bool:
-        try:
-            ip = ip_address(address)
-        except ValueError:
-            return False
+    def _trusted(self, ip: IPv4Address | IPv6Address) -> bool:
         return any(ip in net for net in self.trusted_proxies)
 
     @property
@@ -111,12 +112,21 @@ class Config:
         return f"{parts.scheme}://{parts.netloc}".lower()
 
 
-def _is_ip(text: str) -> bool:
+def _parse_ip(text: str) -> IPv4Address | IPv6Address | None:
+    """An address as peers and proxies write it (``1.2.3.4``, ``1.2.3.4:5555``, ``[::1]:80``, ``::1``,
+    IPv4-mapped IPv6), or None."""
+    text = text.strip()
+    if text.startswith("["):
+        text = text[1 : text.find("]")] if "]" in text else ""
+    elif text.count(":") == 1:
+        text = text.split(":", 1)[0]
     try:
-        ip_address(text)
+        ip = ip_address(text)
     except ValueError:
-        return False
-    return True
+        return None
+    if isinstance(ip, IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
 
 
 def parse_networks(values: Sequence[str]) -> tuple[IPv4Network | IPv6Network, ...]:

@@ -879,8 +879,8 @@ class Referee:
     # -- bots ------------------------------------------------------------------------------------------------
     def _schedule_bot(self, table: Table) -> None:
         st = table.state
-        if st.status != "playing" or st.turn is None or not table.is_bot(st.turn):
-            return
+        if self._closed or st.status != "playing" or st.turn is None or not table.is_bot(st.turn):
+            return  # shutting down: the bot moves after the restart (restore schedules it)
         if table.bot_task is not None and not table.bot_task.done():
             return
         table.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(table, int(st.version)))

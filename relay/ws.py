@@ -19,8 +19,10 @@ import asyncio
 import base64
 import binascii
 import contextlib
+import io
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Mapping
 from typing import Final, Protocol
 
@@ -97,6 +99,7 @@ class WebSocket(asyncio.Protocol):
         "_abort_timer",
         "_conn",
         "_done",
+        "_draining",
         "_hub",
         "_inbox",
         "_parts",
@@ -118,10 +121,12 @@ class WebSocket(asyncio.Protocol):
         self.max_size = max_size
         self.transport: asyncio.Transport | None = None
         self._conn = Connection(ConnectionType.SERVER)
-        # The pieces of a message that arrives in several frames (or TCP reads), and their size so far.
-        self._parts: list[str] | None = None
+        # The text of a message that arrives in several frames (or TCP reads), and its size so far.
+        self._parts: io.StringIO | None = None
         self._size = 0
-        self._inbox: list[tuple[str | bytes | None, float]] | None = None
+        self._inbox: deque[tuple[str | bytes | None, float]] | None = None
+        # After our close frame for a frame that broke the protocol: what the peer still sends is dropped.
+        self._draining = False
         self._worker: asyncio.Task[None] | None = None
         self._paused = False
         self._abort_timer: asyncio.TimerHandle | None = None
@@ -149,11 +154,15 @@ class WebSocket(asyncio.Protocol):
         # Anything from the peer shows it alive, as a pong would (aiohttp's heartbeat does the same).
         self.last_seen = time.monotonic()
         self.ping_sent = 0.0
-        conn = self._conn
-        if conn.state not in (ConnectionState.OPEN, ConnectionState.LOCAL_CLOSING):
+        if self._draining or self._conn.state not in (ConnectionState.OPEN, ConnectionState.LOCAL_CLOSING):
             return
-        conn.receive_data(data)
-        for event in conn.events():
+        self._conn.receive_data(data)
+        self._pump()
+
+    def _pump(self) -> None:
+        """Handle wsproto's events until none is left, the socket closes, or reading pauses (a full inbox:
+        the rest stays in wsproto's buffer, unparsed, until :meth:`_work` resumes and pumps again)."""
+        for event in self._conn.events():
             if self.transport is None:
                 return
             if isinstance(event, (TextMessage, BytesMessage)):
@@ -165,6 +174,8 @@ class WebSocket(asyncio.Protocol):
                 self.ping_sent = 0.0
             elif isinstance(event, CloseConnection):
                 self._on_close(event)
+                return
+            if self._paused:
                 return
 
     def _on_message(self, event: TextMessage | BytesMessage) -> bool:
@@ -178,15 +189,17 @@ class WebSocket(asyncio.Protocol):
             return False
         if not event.message_finished:
             if isinstance(event, TextMessage):  # a binary message is refused whole: only its size matters
+                # One buffer, however many pieces (a peer trickling bytes makes one per TCP read).
                 if self._parts is None:
-                    self._parts = []
-                self._parts.append(event.data)
+                    self._parts = io.StringIO()
+                self._parts.write(event.data)
             return True
         parts, self._parts, self._size = self._parts, None, 0
         if isinstance(event, BytesMessage):
             self._push(BINARY)
-        elif parts:
-            self._push("".join([*parts, event.data]))
+        elif parts is not None:
+            parts.write(event.data)
+            self._push(parts.getvalue())
         else:
             self._push(event.data)
         return True
@@ -205,11 +218,12 @@ class WebSocket(asyncio.Protocol):
         transport = self.transport
         if transport is not None:
             transport.close()
+            self._linger()
 
     def _push(self, item: str | bytes | None) -> None:
         inbox = self._inbox
         if inbox is None:
-            inbox = self._inbox = []
+            inbox = self._inbox = deque()
         inbox.append((item, time.perf_counter()))
         if len(inbox) >= INBOX_LIMIT and not self._paused and self.transport is not None:
             self._paused = True
@@ -222,7 +236,7 @@ class WebSocket(asyncio.Protocol):
         # Lives only while messages wait: an idle socket parks no task.
         try:
             while self._inbox:
-                item, t0 = self._inbox.pop(0)
+                item, t0 = self._inbox.popleft()
                 if item is None:
                     self._inbox = None
                     try:
@@ -237,11 +251,13 @@ class WebSocket(asyncio.Protocol):
                     log.exception("socket frame failed")
                 if not keep:
                     # Drop what was read after (as a handler leaving its receive loop would), keep the end.
-                    self._inbox = [m for m in self._inbox if m[0] is None]
+                    self._inbox = deque(m for m in self._inbox if m[0] is None)
                 if self._paused and len(self._inbox) < INBOX_LIMIT // 2 and self.transport is not None:
                     self._paused = False
                     with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
                         self.transport.resume_reading()
+                    if not self._draining:
+                        self._pump()  # the frames left in wsproto's buffer when reading paused
             self._inbox = None
         finally:
             self._worker = None
@@ -296,13 +312,20 @@ class WebSocket(asyncio.Protocol):
         self.close_sent = True
         self.close_code = code
         self._send(CloseConnection(code=code, reason=message[:123].decode("utf-8", "ignore")))
-        self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, self.abort)
+        self._linger()
+
+    def _linger(self) -> None:
+        """Once closing, the connection ends within :data:`CLOSE_TIMEOUT` seconds whatever the peer does
+        (one that reads nothing would otherwise keep our close frame, and the socket, forever)."""
+        if self._abort_timer is None and self.transport is not None:
+            self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, self.abort)
 
     async def close(self, *, code: int = CLOSE_NORMAL, message: bytes = b"") -> bool:
         """Close (see ``close_soon``) and wait until the connection is gone. Returns whether it was open."""
         if self.transport is None:
             return False
         self.close_soon(code, message)
+        self._linger()  # also when already closing (a broken frame, the peer's close): bounded all the same
         if self._done is None:
             self._done = asyncio.get_running_loop().create_future()
         await asyncio.shield(self._done)
@@ -316,7 +339,7 @@ class WebSocket(asyncio.Protocol):
             transport.abort()
 
     def _fail(self, code: int, reason: str) -> None:
-        # A protocol violation: say why, stop reading, and end the connection.
+        """A frame broke the protocol: say why in a close frame, read nothing more from the peer."""
         self._parts = None
         transport = self.transport
         if transport is None:
@@ -325,7 +348,21 @@ class WebSocket(asyncio.Protocol):
             self.close_sent = True
             self.close_code = code
             self._send(CloseConnection(code=code, reason=reason.encode()[:123].decode("utf-8", "ignore")))
-        transport.close()
+        # Half-close, keep reading (and dropping) until the peer goes: closing at once while it still sends
+        # (a message too big) would make the kernel reset the connection over our close frame.
+        self._draining = True
+        with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError, OSError):
+            if self._paused:
+                self._paused = False
+                transport.resume_reading()
+        try:
+            if transport.can_write_eof():
+                transport.write_eof()
+            else:
+                transport.close()
+        except (OSError, RuntimeError):
+            transport.close()
+        self._linger()
 
 
 class Hub:
@@ -358,12 +395,15 @@ class Hub:
         """Ping quiet sockets, drop the ones whose ping went unanswered (as aiohttp's heartbeat)."""
         grace = self.heartbeat / 2
         for sock in list(self.sockets):
-            if sock.ping_sent:
-                if now - sock.ping_sent > grace:
-                    sock.close_code = CLOSE_ABNORMAL
-                    sock.abort()
-            elif now - sock.last_seen >= self.heartbeat:
-                sock.ping(now)
+            try:
+                if sock.ping_sent:
+                    if now - sock.ping_sent > grace:
+                        sock.close_code = CLOSE_ABNORMAL
+                        sock.abort()
+                elif now - sock.last_seen >= self.heartbeat:
+                    sock.ping(now)
+            except Exception:  # one socket's failure must not stop the heartbeat of all the others
+                log.exception("heartbeat failed for a socket")
 
     async def close_all(self, code: int, message: bytes) -> None:
         """Close every socket with ``code``; wait (bounded by :data:`CLOSE_TIMEOUT`) until they are gone."""

@@ -134,3 +134,13 @@ def test_the_client_address_is_read_from_x_forwarded_for_only_through_a_trusted_
     assert proxied.client_address("127.0.0.1", None) == "127.0.0.1"
     assert proxied.client_address("127.0.0.1", "10.9.9.9") == "10.9.9.9"
     assert proxied.client_address(None, "198.51.100.1") == "?"
+
+
+def test_proxy_and_client_addresses_are_read_in_the_forms_proxies_write_them() -> None:
+    proxied = config_from_args(["serve", "--trusted-proxy", "127.0.0.1"])
+    # A dual-stack listener sees the proxy as an IPv4-mapped IPv6 address.
+    assert proxied.client_address("::ffff:127.0.0.1", "198.51.100.1") == "198.51.100.1"
+    # Ports and brackets are dropped, and IPv6 is written one way (one limit per client, not per spelling).
+    assert proxied.client_address("127.0.0.1", "198.51.100.1:5555") == "198.51.100.1"
+    assert proxied.client_address("127.0.0.1", "[2001:DB8::1]:443") == "2001:db8::1"
+    assert proxied.client_address("127.0.0.1", "2001:DB8:0::1") == "2001:db8::1"

@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from multidict import CIMultiDict
 from relaykit import RunningRelay, create_table, play_to_end, seated_game, start_relay
 
 from relay.config import parse_networks
@@ -291,6 +292,10 @@ async def test_behind_a_trusted_proxy_each_client_has_its_own_creation_limit(
 
         assert [await create("198.51.100.1") for _ in range(3)] == [201, 201, 429]
         assert [await create("198.51.100.2") for _ in range(2)] == [201, 201]
+        # A proxy that adds a header line of its own, after the one the client forged: both lines count.
+        two_lines = CIMultiDict([("X-Forwarded-For", "198.51.100.3"), ("X-Forwarded-For", "198.51.100.1")])
+        async with session.post(relay.url + "/api/tables", json={}, headers=two_lines) as r:
+            assert r.status == 429  # 198.51.100.1's limit, whatever the first line says
     finally:
         await relay.stop()
 

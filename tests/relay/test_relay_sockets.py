@@ -14,6 +14,7 @@ import pytest
 from relaykit import Player, RunningRelay, create_table, seated_game, start_relay
 
 import engine
+from relay import ws
 from relay.app import HUB_KEY
 
 KEY = "dGhlIHNhbXBsZSBub25jZQ=="  # the example of RFC 6455 1.3
@@ -250,6 +251,65 @@ async def test_a_plain_request_to_the_socket_path_is_400(
     async with session.get(f"{relay.url}/ws/{table_id}") as r:
         assert r.status == 400
         assert (await r.json())["code"] == "bad_request"
+
+
+async def test_an_upgrade_by_head_is_400(relay: RunningRelay, session: aiohttp.ClientSession) -> None:
+    table_id = await create_table(session, relay)
+    headers = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": KEY}
+    headers["Sec-WebSocket-Version"] = "13"
+    async with session.head(f"{relay.url}/ws/{table_id}", headers=headers) as r:
+        assert r.status == 400
+
+
+async def test_closing_a_socket_ends_within_the_close_timeout_even_if_the_peer_reads_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A peer that stops reading, then breaks the protocol: our close frame waits behind megabytes it will
+    never read. Closing (as at shutdown) must still end, after CLOSE_TIMEOUT, not wait for it forever."""
+    monkeypatch.setattr(ws, "CLOSE_TIMEOUT", 0.3)
+    loop = asyncio.get_running_loop()
+    hub = ws.Hub(heartbeat=30.0)
+    ended = asyncio.Event()
+
+    class Session:
+        async def frame(self, data: str | bytes, t0: float) -> bool:
+            return True
+
+        async def ended(self) -> None:
+            ended.set()
+
+    made: list[ws.WebSocket] = []
+
+    class Served(ws.WebSocket):
+        __slots__ = ()
+
+        def connection_made(self, transport: Any) -> None:
+            self.attach(transport)
+
+    def serve() -> ws.WebSocket:
+        made.append(Served(Session(), hub, max_size=65536))
+        return made[0]
+
+    server = await loop.create_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    _reader, writer = await asyncio.open_connection("127.0.0.1", port)  # never read
+    while not made:
+        await asyncio.sleep(0.01)
+    sock = made[0]
+    for _ in range(200):
+        sock.send_text("x" * 60_000)
+    assert sock.buffered() > 1_000_000
+    writer.write(client_frame(0x1, b"{}", masked=False))  # 1002: the socket closes itself
+    while not sock.close_sent:
+        await asyncio.sleep(0.01)
+    t0 = time.monotonic()
+    await asyncio.wait_for(hub.close_all(1012, b"server restarting"), 3)
+    assert time.monotonic() - t0 < 2
+    assert sock.transport is None and len(hub) == 0
+    await asyncio.wait_for(ended.wait(), 1)
+    writer.close()
+    server.close()
+    await server.wait_closed()
 
 
 async def test_a_socket_that_never_joined_is_closed_with_1012_at_shutdown(

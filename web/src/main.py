@@ -38,7 +38,8 @@ with contextlib.suppress(Exception):  # set by pyodide-boot.mjs: did this start 
     BOOT["runtime_ms"] = float(js.lexioRuntime.ms)
 
 
-IDLE_GC_MS = 1000  # no UI event for this long, and no collection for this long: collect (in tick)
+IDLE_GC_S = 1.0  # no UI event for this long, and no collection for this long: collect (in tick)
+GC_AT_LEAST_S = 30.0
 # Looked up once: each ``js.<name>`` access crosses the FFI and makes a new proxy.
 POST = js.postMessage
 
@@ -90,7 +91,7 @@ class App:
         self.side_presence: tuple[str, dict[int, bool]] = ("", {})
         self.ts: float | None = None
         self.board_key: tuple[int, str] = (-1, "")
-        self.last_ui_ms = self.last_gc_ms = 0
+        self.last_ui = self.last_gc = time.monotonic()
         self.posted_at: float | None = None
         self.ui_port: Any = None
         sync.ui = self.on_ui
@@ -370,15 +371,18 @@ class App:
         if s.conn == "offline":
             self.write("banner", render.banner(s, self.tr, now))
         self.send_patch()
-        self.collect_when_idle(now)
+        self.collect_when_idle()
 
-    def collect_when_idle(self, now: int) -> None:
+    def collect_when_idle(self) -> None:
         """Python's cycle collector runs here, between a player's actions, never inside one.
 
         Left automatic it fired in the middle of a keystroke's handling (1-2 ms spikes in the preview time).
-        Everything from start-up is frozen (see start), so a collection walks only what play made since."""
-        if now - self.last_ui_ms >= IDLE_GC_MS and now - self.last_gc_ms >= IDLE_GC_MS:
-            self.last_gc_ms = now
+        Everything from start-up is frozen (see start), so a collection walks only what play made since.
+        A player who never pauses still gets one every ``GC_AT_LEAST_S``."""
+        now = time.monotonic()
+        since = now - self.last_gc
+        if (now - self.last_ui >= IDLE_GC_S and since >= IDLE_GC_S) or since >= GC_AT_LEAST_S:
+            self.last_gc = now
             gc.collect()
 
     def timed(self, action: Any) -> None:
@@ -409,7 +413,7 @@ class App:
     # -- UI events (one JSON string each, from the bootstrap) --------------------------------------------
     def on_ui(self, text: str) -> None:
         try:
-            self.last_ui_ms = local_now()
+            self.last_ui = time.monotonic()
             d = json.loads(str(text))
             kind = d.get("t")
             self.ts = d.get("ts")

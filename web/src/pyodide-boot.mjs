@@ -50,6 +50,7 @@ export async function loadPyodide(options) {
     if (!r.ok) throw new Error("app bundle: HTTP " + r.status);
     return r.arrayBuffer();
   });
+  bundle.catch(() => {});  // awaited below; a failure is reported there, not as an unhandled rejection
   const opts = {...options, indexURL: at("__PYODIDE__/")};
   const snap = await readSnapshot();
   let py = null;
