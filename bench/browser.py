@@ -26,7 +26,6 @@ import itertools
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,18 +37,11 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from relay.testing import CHROMIUM, CHROMIUM_ARGS, free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "web" / "dist"
-CHROMIUM = "/usr/lib/chromium/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+ARGS = list(CHROMIUM_ARGS)
 RUNS = int(os.environ.get("LEXIO_BENCH_RUNS", "3"))
 
 LONGTASKS = """
@@ -63,12 +55,6 @@ def emit(name: str, value: float | str, unit: str) -> None:
     print(
         f"{name}\t{value:.2f}\t{unit}" if isinstance(value, float) else f"{name}\t{value}\t{unit}", flush=True
     )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # The floor without PyScript: the same Pyodide in a plain module worker, running nothing.

@@ -25,7 +25,9 @@ from playwright.sync_api import Browser
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from e2e_plan import Planner, build_word_list
-from e2e_ui import CHROMIUM, DIST, Guard, Player, Relay
+from e2e_ui import DIST, Guard, Player, Relay
+
+from relay.testing import CHROMIUM, CHROMIUM_ARGS
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -47,15 +49,7 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     return {
         **browser_type_launch_args,
         "executable_path": CHROMIUM,
-        "args": [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ],
+        "args": list(CHROMIUM_ARGS),
     }
 
 

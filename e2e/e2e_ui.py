@@ -23,7 +23,6 @@ from relay.testing import RelayProcess, free_port
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "web" / "dist"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-CHROMIUM = os.environ.get("LEXIO_CHROMIUM", "/usr/lib/chromium/chromium")
 SEED = 20261130
 # Pyodide boots in each context (no shared cache between contexts): allow for a loaded 2-core machine.
 BOOT_MS = 90_000

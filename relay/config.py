@@ -140,6 +140,11 @@ def parse_networks(values: Sequence[str]) -> tuple[IPv4Network | IPv6Network, ..
     return tuple(nets)
 
 
+def _listed(flags: Sequence[str] | None, env_name: str) -> list[str]:
+    """A repeatable flag's values, then the comma-separated ones of its environment variable (added)."""
+    return [*(flags or ()), *(v.strip() for v in (_env(env_name) or "").split(",") if v.strip())]
+
+
 def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(name, default)
 
@@ -261,14 +266,8 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
             "--test-seed/LEXIO_TEST_SEED makes the bag predictable and is for tests only: "
             "refusing to start without --allow-test-seed (or LEXIO_ALLOW_TEST_SEED=1)"
         )
-    origins: list[str] = list(args.allow_origin or [])
-    env_origins = _env("LEXIO_ALLOW_ORIGIN")
-    if env_origins:
-        origins.extend(o.strip() for o in env_origins.split(",") if o.strip())
-    proxies: list[str] = list(args.trusted_proxy or [])
-    env_proxies = _env("LEXIO_TRUSTED_PROXIES")
-    if env_proxies:
-        proxies.extend(p for p in env_proxies.split(",") if p.strip())
+    origins = _listed(args.allow_origin, "LEXIO_ALLOW_ORIGIN")
+    proxies = _listed(args.trusted_proxy, "LEXIO_TRUSTED_PROXIES")
     try:
         low, high = (float(x) for x in str(args.bot_delay_seconds).split(","))
     except ValueError as exc:

@@ -6,6 +6,7 @@ production entry point rather than an in-process app (kill -9, graceful SIGTERM,
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import subprocess
@@ -16,6 +17,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 HOST = "127.0.0.1"
+# Debian's Chromium (the real binary, not the /usr/bin wrapper) and the flags e2e and benches launch it with.
+CHROMIUM = os.environ.get("LEXIO_CHROMIUM", "/usr/lib/chromium/chromium")
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 LOG_TAIL_CHARS = 2000
 
 
