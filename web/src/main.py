@@ -598,7 +598,7 @@ class App:
         channel = js.MessageChannel.new()
         channel.port1.onmessage = create_proxy(lambda ev: self.on_ui(ev.data))
         self.ui_port = channel.port1  # kept: the port lives as long as a reference to it
-        js.postMessage("lexio-port", js.Array.of(channel.port2))
+        POST("lexio-port", js.Array.of(channel.port2))
         await self.load_config()
         js.setInterval(create_proxy(self.tick), 250)
         if self.stored_lang is None:
