@@ -52,6 +52,7 @@ sys.path.insert(0, str(HERE))
 
 import extra  # noqa: E402  (the CC BY-SA supplement, lexicons/extra.py)
 import prune  # noqa: E402  (the pruning rules, lexicons/prune.py)
+
 from relay.lexicon import normalise, normalise_lines  # noqa: E402  (the one shared normalisation rule)
 
 SPYLLS_VERSION = "0.1.7"
@@ -75,7 +76,7 @@ class Source:
 
 
 def _pip_download(requirement: str) -> tuple[str, ...]:
-    # The distribution file only: no dependencies, no build, nothing installed. pip's own index settings apply.
+    # The distribution file only: no dependencies, no build, nothing installed; pip's own index settings.
     return (
         sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
         "--dest", ".", requirement,
@@ -220,7 +221,12 @@ class Hunspell:
 
         self.dictionary = Dictionary.from_files(str(base))
         aff = self.dictionary.aff
-        self.need, self.circ, self.forbid, self.keepcase = aff.NEEDAFFIX, aff.CIRCUMFIX, aff.FORBIDDENWORD, aff.KEEPCASE
+        self.need, self.circ, self.forbid, self.keepcase = (
+            aff.NEEDAFFIX,
+            aff.CIRCUMFIX,
+            aff.FORBIDDENWORD,
+            aff.KEEPCASE,
+        )
 
         def usable(affix: Any) -> bool:
             return "'" not in affix.add and "\u2019" not in affix.add  # straight or typographic apostrophe
@@ -231,8 +237,9 @@ class Hunspell:
     def entries(self) -> Iterator[Any]:
         """The dictionary's entries that can give board words.
 
-        KEEPCASE marks symbols whose case matters (km, cd, ppm, www, mmHg): with the unit prefixes they would
-        add ~100 two- and three-letter non-words (CG, KM, HLM...). A real word spelled alike has its own entry.
+        KEEPCASE marks symbols whose case matters (km, cd, ppm, www, mmHg): with the unit prefixes they
+        would add ~100 two- and three-letter non-words (CG, KM, HLM...); a real word spelled alike has its
+        own entry.
         """
         for entry in self.dictionary.dic.words:
             if self.forbid not in entry.flags and self.keepcase not in entry.flags:
@@ -291,7 +298,7 @@ def hunspell_forms(base: Path) -> Iterator[str]:
 
 
 def board_word(form: str) -> str | None:
-    """A form written in lower case in the source, normalised; None for capitalised/mixed-case ones (names)."""
+    """A form written in lower case in the source, normalised; None if capitalised or mixed-case (names)."""
     return normalise(form) if form == form.lower() else None
 
 
@@ -336,8 +343,8 @@ def words_file(words: Iterable[str]) -> bytes:
 def pruned_file(removed: dict[str, list[str]]) -> bytes:
     """fr-pruned.txt: every word a pruning rule removed, by rule (a report; not read by the build)."""
     lines = [
-        "# Words the pruning rules of lexicons/prune.py removed from fr.txt.gz, by rule (written by build.py;",
-        "# a report, not an input). A word some other entry also gives is not removed, so it is not listed.",
+        "# Words the pruning rules of lexicons/prune.py removed from fr.txt.gz, by rule (written by",
+        "# build.py; a report, not an input). A word some other entry also gives is not removed, nor listed.",
     ]
     for rule in prune.RULES:
         lines.append(f"# {rule}: {len(removed[rule])}")

@@ -6,7 +6,7 @@ French Wiktionary (recipe from the sourcing study in issue 14).
    longest ending with it (the most common class among such entries; ties by the class's sorted flags), and
    is inflected by the same Hunspell expansion that builds the main list.
 2. Lexique's own lower-case surface forms of 4+ letters.
-3. A 3-letter word only if it is both a Lexique form and a lower-case Wiktionary headword; never a 2-letter one.
+3. A 3-letter word only if it is both a Lexique form and a lower-case Wiktionary headword; no 2-letter word.
 4. Dropped: words without a vowel (A E I O U Y), words starting with three consonants that start fewer than
    :data:`USUAL_CLUSTER_MIN` words of the main list, words the pruning rules removed, and ``fr-remove.txt``.
 """
@@ -19,7 +19,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["USUAL_CLUSTER_MIN", "AffixIndex", "LexiqueRow", "Supplement", "build_supplement", "read_glosses", "read_lexique"]
+__all__ = [
+    "USUAL_CLUSTER_MIN",
+    "AffixIndex",
+    "LexiqueRow",
+    "Supplement",
+    "build_supplement",
+    "read_glosses",
+    "read_lexique",
+]
 
 VOWELS: Final = frozenset("AEIOUY")
 #: A three-consonant start is usual if at least this many words of the main list begin with it (STR, SCR,

@@ -10,8 +10,8 @@ removed to ``fr-pruned.txt``.
 Rules (in the order they are tried; an entry is counted under the first that matches):
 - ``latin_locution``: entries tagged only as parts of locutions (``po:loc.*`` and nothing else), with a Latin
   or Italian ending (-a -i -o -u -ae -oe -am -em -um -is -us), whose spelling neither Lexique 3 nor the French
-  Wiktionary has as a word: IPSO, GENERIS, FACTO, EXTREMIS, CAPELLA. A fragment that is also a French word keeps
-  it (HOC, a card game; EMBLEE, JEUN, CATIMINI), as do French ones (CROUPETONS, TRAVIOLE, ARRACHEPIED).
+  Wiktionary has as a word: IPSO, GENERIS, FACTO, EXTREMIS, CAPELLA. A fragment that is also a French word
+  keeps it (HOC, a card game; EMBLEE, JEUN, CATIMINI), as do French ones (CROUPETONS, TRAVIOLE, ARRACHEPIED).
 - ``prefix_element``: entries tagged ``po:pfx``, prefixes written as words (ANGLO, MULTI).
 - ``elided_form``: entries tagged ``po:mg`` and ``po:err``: the stem of an elision that cannot stand alone
   (LORSQU, PUISQU, JUSQU).
@@ -62,7 +62,7 @@ class Evidence:
         return word is not None and (word in self.lexique or word in self.wiktionary)
 
     def about_computing(self, headword: str) -> bool:
-        """True if ``headword`` (as spelled) has Wiktionary definitions and all of them are about computing."""
+        """True if ``headword`` (as spelled) has Wiktionary definitions, all of them about computing."""
         senses = self.glosses.get(headword, "").split(" | ")
         return senses != [""] and all(COMPUTING.search(sense) for sense in senses)
 

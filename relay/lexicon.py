@@ -15,8 +15,9 @@ Lexicon specs accepted by :func:`load_lexicon`:
 - several such paths (a sequence, or one string joined with ``os.pathsep``): their union.
 
 The first load of a source builds a DAWG (``dawg2``) and caches it under ``cache_dir`` keyed by the source's
-sha256 (for a union: the sha256 of its parts' sha256s, in order) and :data:`CACHE_FORMAT`, so later starts only map the ~0.5 MB cache file. A changed source has a new
-sha256, hence a new cache entry; stale entries of the same source name are removed.
+sha256 (for a union: the sha256 of its parts' sha256s, in order) and :data:`CACHE_FORMAT`, so later starts
+only map the ~0.5 MB cache file. A changed source has a new sha256, hence a new cache entry; stale entries of
+the same source name are removed.
 
 ``lexicons/build.py`` imports :func:`normalise` from here: the shipped list and a host's list follow one rule.
 """

