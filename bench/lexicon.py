@@ -182,6 +182,37 @@ def measure(files: list[str]) -> list[tuple[str, float, str]]:
     return rows
 
 
+def interleaved(files: list[str], baseline: list[str], runs: int = 31, children: int = 9) -> dict[str, float]:
+    """Median ratios files/baseline of warm load (in process and in fresh processes) and resident memory, the
+    two lists measured alternately so that machine noise hits both alike."""
+    with tempfile.TemporaryDirectory(prefix="lexio-bench-lexicon-") as tmp:
+        caches = {id(f): Path(tmp) / str(i) for i, f in enumerate((files, baseline))}
+        for spec in (files, baseline):
+            load_lexicon(spec, cache_dir=caches[id(spec)])
+        warm: dict[int, list[float]] = {id(files): [], id(baseline): []}
+        for _ in range(runs):
+            for spec in (files, baseline):
+                start = time.perf_counter()
+                load_lexicon(spec, cache_dir=caches[id(spec)])
+                warm[id(spec)].append(time.perf_counter() - start)
+        fresh: dict[int, list[dict[str, float]]] = {id(files): [], id(baseline): []}
+        for _ in range(children):
+            for spec in (files, baseline):
+                fresh[id(spec)].append(child("dawg", caches[id(spec)], spec))
+
+    def ratio(values: dict[int, list[float]]) -> float:
+        return statistics.median(values[id(files)]) / statistics.median(values[id(baseline)])
+
+    def of(key: str) -> dict[int, list[float]]:
+        return {k: [r[key] for r in v] for k, v in fresh.items()}
+
+    return {
+        "load_warm_alternating": ratio(warm),
+        "load_warm_fresh_process_alternating": ratio(of("load_ms")),
+        "rss_alternating": ratio(of("rss_kib")),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -199,8 +230,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# baseline: {' + '.join(Path(f).name for f in args.baseline)} (measured in this run)")
         base = {name: (value, unit) for name, value, unit in measure(args.baseline)}
         rows += [(f"baseline_{name}", value, unit) for name, (value, unit) in base.items()]
-        for name in RATIOS:
-            ratio = by_name[name] / base[name][0]
+        ratios = {name: by_name[name] / base[name][0] for name in RATIOS}
+        # On a shared machine, back-to-back blocks see different load: the warm-load and memory ratios are
+        # measured again with the two lists alternating, and that figure is the one judged.
+        ratios.update(interleaved(files, args.baseline))
+        for name, ratio in ratios.items():
             rows.append((f"ratio_{name}", ratio, "x"))
             verdict = "ok" if ratio <= RATIO_TARGET else "OVER"
             print(f"# ratio {name}: {ratio:.3g} <= {RATIO_TARGET} ({verdict})")
