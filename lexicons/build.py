@@ -371,6 +371,7 @@ def build(cache: Path) -> Outputs:
     """Build both lists and the pruning report from the cached (or fetched) pinned sources."""
     evidence, rows = read_evidence(cache)
     kept: set[str] = set()
+    verb_forms: set[str] = set()  # every conjugated form of a tagged verb: no rule may remove one
     candidates: dict[str, set[str]] = {rule: set() for rule in prune.RULES}
     tags = prune.TagIndex()
     with tempfile.TemporaryDirectory(prefix="lexio-lexicon-") as tmp:
@@ -386,6 +387,7 @@ def build(cache: Path) -> Outputs:
             stem_word = normalise(entry.stem)
             po = entry.data.get("po", ())
             computing_unit = evidence.about_computing(entry.stem)
+            is_verb = extra.CATEGORIES["VER"](po)
             rule = (
                 prune.entry_rule(entry.stem, po, evidence, stem_word)
                 if hunspell is tagged
@@ -395,6 +397,8 @@ def build(cache: Path) -> Outputs:
                 word = board_word(form)
                 if word is None:
                     continue
+                if is_verb:
+                    verb_forms.add(word)
                 if rule is None and prefix is not None and prefix.flag in units:
                     # Judged on the prefixed singular (KILOMETRE for KILOMETRES).
                     singular = normalise(prefix.add + entry.stem[len(prefix.strip) :])
@@ -411,6 +415,11 @@ def build(cache: Path) -> Outputs:
     if add & remove:
         raise BuildError(f"words both added and removed: {sorted(add & remove)}")
     removed = {rule: sorted(candidates[rule] - kept - add) for rule in prune.RULES}
+    for rule, words in removed.items():
+        if verb_forms.intersection(words):
+            raise BuildError(
+                f"rule {rule} would remove verb forms: {sorted(verb_forms.intersection(words))[:20]}"
+            )
     for rule in prune.RULES:
         sample = " ".join(removed[rule][:12])
         print(f"rule {rule}: removes {len(removed[rule])} words ({sample}...)", file=sys.stderr)
