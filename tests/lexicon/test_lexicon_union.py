@@ -129,7 +129,17 @@ RULE_KEEPS = {
     prune.PREFIX_ELEMENT: ["ANGLAIS", "MULTIPLE"],
     prune.ELIDED_FORM: ["LORSQUE", "PUISQUE", "JUSQUE", "QUE"],
     prune.ENGLISH_COMPUTING: ["LOGICIEL", "TWEET", "SELFIE", "BLOG", "WIKI"],
-    prune.UNIT_PREFIX_FAMILY: ["KILOMETRE", "KILOMETRES", "MEGAWATT", "HECTOPASCALS", "MILLIGRAMME", "FLOPS"],
+    prune.UNIT_PREFIX_FAMILY: [
+        "KILOMETRE",
+        "KILOMETRES",
+        "MEGAWATT",
+        "HECTOPASCALS",
+        "MILLIGRAMME",
+        "KILOHERTZ",
+        "NANOSECONDE",
+        "MILLIAMPERE",
+        "FLOPS",
+    ],
 }
 
 
