@@ -22,12 +22,12 @@ from aiohttp import web
 import engine
 from relay.botdriver import BotDriver, load_default_driver
 from relay.config import Config
+from relay.journal import JournalUnavailable, open_journal
 from relay.lexicon import load_lexicon
 from relay.logs import access_log
 from relay.metrics import Metrics
 from relay.protocol import ClientMessage, ProtocolError, RateLimiter, TileIn, parse_frame
 from relay.static import StaticSite
-from relay.store import Store
 from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Table, dumps, wall_clock_ms
 from relay.ws import HandshakeError, Hub, WebSocket, handshake_reply
 
@@ -208,7 +208,7 @@ async def create_table(request: web.Request) -> web.Response:
         return _error(400, err.code, err.message)
     except engine.LexioError as err:
         return _error(400, err.code, err.message)
-    except sqlite3.Error:
+    except (sqlite3.Error, JournalUnavailable):
         log.exception("cannot journal a new table")
         return _error(503, "journal_unavailable", "the relay cannot write its journal; try again later")
     path = f"/t/{table.id}"
@@ -598,14 +598,16 @@ def create_app(
         words = (
             lexicon if lexicon is not None else load_lexicon(config.lexicon, cache_dir=config.lexicon_cache)
         )
-        store = Store(config.db, synchronous_full=config.db_synchronous_full)
+        store = open_journal(config)
         driver = load_default_driver(words) if bot_driver is _UNSET else bot_driver
         referee = Referee(config, store, words, now_ms=clock, metrics=app[METRICS_KEY], bot_driver=driver)
         restored = referee.restore()
         app[REFEREE_KEY] = referee
         logging.getLogger("lexio.relay").info(
             "relay ready",
-            extra={"fields": {"restored_tables": restored, "db": str(config.db), "bots": driver is not None}},
+            extra={
+                "fields": {"restored_tables": restored, "db": config.journal_name, "bots": driver is not None}
+            },
         )
         # Startup objects (modules, word list wrappers, restored journals) never die: keep them out of the
         # collector's full passes, which otherwise grow with every table.

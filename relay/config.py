@@ -10,6 +10,8 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_add
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from relay.journal import is_postgres_url, redact_url
+
 MIN_TURN_SECONDS = 30
 MAX_TURN_SECONDS = 600
 
@@ -23,6 +25,8 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8080
     db: Path = Path("var/lexio.sqlite3")
+    # A postgresql:// URL (given as --db): the journal lives there instead of the SQLite file ``db``.
+    journal_url: str | None = None
     lexicon: str = "fr"
     static: Path | None = Path("web/dist")
     turn_seconds: int = 120
@@ -61,6 +65,8 @@ class Config:
             )
         if self.grace_seconds < 0:
             raise ConfigError(f"--grace-seconds {self.grace_seconds}: must be >= 0")
+        if self.journal_url is not None and not is_postgres_url(self.journal_url):
+            raise ConfigError(f"--db {self.journal_url!r}: expected a file or a postgresql:// URL")
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"--port {self.port}: must be 0-65535")
         if self.public_url is not None:
@@ -102,6 +108,11 @@ class Config:
 
     def _trusted(self, ip: IPv4Address | IPv6Address) -> bool:
         return any(ip in net for net in self.trusted_proxies)
+
+    @property
+    def journal_name(self) -> str:
+        """Where the journal is, for logs: the SQLite file, or the PostgreSQL URL without its password."""
+        return str(self.db) if self.journal_url is None else redact_url(self.journal_url)
 
     @property
     def public_origin(self) -> str | None:
@@ -163,7 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=e("LEXIO_HOST", "127.0.0.1"), help="bind address [LEXIO_HOST]")
     serve.add_argument("--port", type=int, default=e("LEXIO_PORT", "8080"), help="port [LEXIO_PORT]")
     serve.add_argument(
-        "--db", default=e("LEXIO_DB", "var/lexio.sqlite3"), help="SQLite journal file [LEXIO_DB]"
+        "--db",
+        default=e("LEXIO_DB", "var/lexio.sqlite3"),
+        help="the journal: a SQLite file, or a postgresql://user@host/dbname URL [LEXIO_DB]",
     )
     serve.add_argument(
         "--lexicon",
@@ -276,10 +289,12 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
     except ValueError as exc:
         raise ConfigError(f"--bot-delay-seconds {args.bot_delay_seconds!r}: expected 'min,max'") from exc
     static = Path(args.static) if args.static else None
+    url = args.db if is_postgres_url(str(args.db)) else None
     return Config(
         host=args.host,
         port=args.port,
-        db=Path(args.db),
+        db=Config.db if url else Path(args.db),
+        journal_url=url,
         # Several files travel as one os.pathsep-joined spec, which relay.lexicon.load_lexicon splits.
         lexicon=os.pathsep.join(args.lexicon) if args.lexicon else _env("LEXIO_LEXICON") or "fr",
         static=static,

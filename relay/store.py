@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,13 @@ CREATE TABLE IF NOT EXISTS rematches (
 );
 CREATE INDEX IF NOT EXISTS rematches_new ON rematches(new_id);
 """
+
+# Versioned schema. SCHEMA above is version 1, the baseline: written IF NOT EXISTS and run at every open, so a
+# journal made before versions were recorded adopts it as is, and a purely additive table may still join it.
+# Any other change is a new entry here: MIGRATIONS[i] takes the journal from version i + 1 to i + 2, once,
+# in one transaction with its schema_version row. relay/pgstore.py keeps the same numbering for PostgreSQL.
+MIGRATIONS: tuple[tuple[str, ...], ...] = ()
+_VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_ms INTEGER)"
 
 
 class StoreError(RuntimeError):
@@ -97,6 +105,7 @@ class Store:
         self._db.execute("PRAGMA journal_size_limit=67108864")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        self.schema_version = _migrate(self._db)
         self._checkpointer: sqlite3.Connection | None = None
         self._checkpoint_lock = threading.Lock()
 
@@ -244,6 +253,32 @@ class Store:
             if row.seq != expected:
                 raise StoreError(f"table {table_id}: journal has a hole at seq {expected}")
         return out
+
+
+def _migrate(db: sqlite3.Connection, migrations: Sequence[Sequence[str]] | None = None) -> int:
+    """Bring the journal to the newest schema version; returns it. Raises StoreError if the file was written
+    by a newer relay (its schema is unknown here), sqlite3.Error if a migration fails (nothing applied)."""
+    steps = MIGRATIONS if migrations is None else migrations
+    latest = 1 + len(steps)
+    db.execute(_VERSION_TABLE)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        current = int(db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()[0])
+        if current > latest:
+            raise StoreError(f"the journal has schema version {current}; this relay knows up to {latest}")
+        for version in range(current + 1, latest + 1):
+            for statement in steps[version - 2] if version >= 2 else ():
+                db.execute(statement)
+            db.execute(
+                "INSERT INTO schema_version (version, applied_ms) VALUES (?, ?)",
+                (version, int(time.time() * 1000)),
+            )
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    return latest
 
 
 def _table_row(row: tuple[Any, ...]) -> TableRow:

@@ -28,9 +28,10 @@ import engine
 from relay import PROTOCOL_VERSION
 from relay.botdriver import BotDriver
 from relay.config import MAX_TURN_SECONDS, MIN_TURN_SECONDS, Config
+from relay.journal import Journal
 from relay.logs import event as log_event
 from relay.metrics import Metrics
-from relay.store import RematchRow, Store, StoreError
+from relay.store import RematchRow, StoreError
 
 log = logging.getLogger("lexio.relay")
 
@@ -179,7 +180,7 @@ class Referee:
     def __init__(
         self,
         config: Config,
-        store: Store,
+        store: Journal,
         lexicon: engine.Lexicon,
         *,
         now_ms: Clock = wall_clock_ms,

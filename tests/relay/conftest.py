@@ -1,10 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import aiohttp
 import pytest
+from pgcluster import PostgresCluster
 from relaykit import FakeClock, RunningRelay, start_relay
 
 
@@ -26,3 +27,20 @@ async def relay(tmp_path: Path, clock: FakeClock) -> AsyncIterator[RunningRelay]
 async def session() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession() as s:
         yield s
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PostgresCluster]:
+    """One throw-away PostgreSQL server for the whole session (started on first use)."""
+    cluster = PostgresCluster()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: PostgresCluster) -> str:
+    """A fresh, empty database on the session's server."""
+    return pg_cluster.new_database()

@@ -1,0 +1,262 @@
+"""The journal in PostgreSQL (psycopg 3 and a psycopg_pool pool): the same rows and contract as relay.store.
+
+Chosen with ``lexio serve --db postgresql://user@host/dbname`` (or ``LEXIO_DB``); several relays may share one
+database. Columns mirror the SQLite journal's (``public`` as 0/1, bodies as the same compact JSON text), so
+``lexio export-journal`` copies rows as they are and both stores read back byte-identical events.
+
+The schema is created and migrated by the relay itself at start-up: ``MIGRATIONS[i]`` takes the database from
+version i to i + 1 in one transaction with its ``schema_version`` row, under an advisory lock so relays
+starting together migrate once. A database with a newer version than this relay knows is refused.
+
+Calls are synchronous and short, as with SQLite: one pooled connection, one transaction each. Errors: a
+clash (table id or seq already taken) raises StoreError; the server unreachable or failing raises
+JournalUnavailable. A connection broken by a server restart fails its call and is then replaced by the pool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+import psycopg_pool
+from psycopg import errors
+
+from relay.journal import JournalUnavailable, redact_url
+from relay.store import EventRow, RematchRow, StoreError, TableRow
+
+# pg_advisory_xact_lock key held while migrating ("lexio" in ASCII).
+MIGRATION_LOCK = 0x6C6578696F
+# MIGRATIONS[0] is version 1: the journal's tables as in relay.store.SCHEMA.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE tables (
+            id TEXT PRIMARY KEY,
+            created_ms BIGINT NOT NULL,
+            public INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            updated_ms BIGINT NOT NULL
+        )""",
+        "CREATE INDEX tables_status ON tables(status)",
+        """CREATE TABLE events (
+            table_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            token_hash TEXT,
+            PRIMARY KEY (table_id, seq)
+        )""",
+        """CREATE TABLE rematches (
+            old_id TEXT PRIMARY KEY,
+            new_id TEXT NOT NULL,
+            by_seat INTEGER NOT NULL,
+            link TEXT NOT NULL,
+            bots TEXT NOT NULL,
+            created_ms BIGINT NOT NULL
+        )""",
+        "CREATE INDEX rematches_new ON rematches(new_id)",
+    ),
+)
+_VERSION_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_version"
+    " (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+)
+_UNAVAILABLE = (psycopg.OperationalError, psycopg.InterfaceError, psycopg_pool.PoolTimeout)
+
+
+class PostgresStore:
+    def __init__(
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 4,
+        timeout: float = 5.0,
+        migrations: Sequence[Sequence[str]] | None = None,
+    ) -> None:
+        """Connect (waiting up to ``timeout`` s for a first connection) and migrate the schema.
+
+        Raises JournalUnavailable if the server cannot be reached, StoreError if the database's schema is
+        newer than this relay's, psycopg.Error if a migration fails (nothing applied)."""
+        self.url = url
+        self._timeout = timeout
+        self._pool: psycopg_pool.ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = (
+            psycopg_pool.ConnectionPool(
+                url,
+                min_size=min_size,
+                max_size=max_size,
+                timeout=timeout,
+                open=False,
+                name="lexio-journal",
+                kwargs={"application_name": "lexio-relay"},
+            )
+        )
+        try:
+            self._pool.open(wait=True, timeout=timeout)
+        except _UNAVAILABLE as exc:
+            self._pool.close()
+            raise JournalUnavailable(f"cannot reach the journal at {redact_url(url)}: {exc}") from exc
+        try:
+            self.schema_version = self._migrate(MIGRATIONS if migrations is None else migrations)
+        except BaseException:
+            self._pool.close()
+            raise
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+        """One pooled connection inside one transaction (committed on exit, rolled back on an error)."""
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                yield conn
+        except _UNAVAILABLE as exc:
+            raise JournalUnavailable(f"journal at {redact_url(self.url)}: {exc}") from exc
+
+    def _migrate(self, migrations: Sequence[Sequence[str]]) -> int:
+        latest = len(migrations)
+        with self._transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            conn.execute(_VERSION_TABLE)
+            row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()
+            current = int(row[0]) if row else 0
+            if current > latest:
+                raise StoreError(
+                    f"the journal at {redact_url(self.url)} has schema version {current}; "
+                    f"this relay knows up to {latest}"
+                )
+            for version in range(current + 1, latest + 1):
+                for statement in migrations[version - 1]:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+        return latest
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def checkpoint(self) -> None:
+        """Nothing to do: PostgreSQL checkpoints by itself."""
+
+    def create_table(
+        self,
+        table_id: str,
+        *,
+        created_ms: int,
+        public: bool,
+        status: str,
+        events: Sequence[dict[str, Any]],
+        rematch: RematchRow | None = None,
+    ) -> None:
+        """As relay.store.Store.create_table. Raises StoreError on a clash, JournalUnavailable."""
+        try:
+            with self._transaction() as conn, conn.cursor() as cur:
+                cur.execute(
+                    "INSERT INTO tables (id, created_ms, public, status, updated_ms)"
+                    " VALUES (%s, %s, %s, %s, %s)",
+                    (table_id, created_ms, int(public), status, created_ms),
+                )
+                cur.executemany(
+                    "INSERT INTO events (table_id, seq, body, token_hash) VALUES (%s, %s, %s, NULL)",
+                    [(table_id, i, _dumps(body)) for i, body in enumerate(events, start=1)],
+                )
+                if rematch is not None:
+                    cur.execute(
+                        "INSERT INTO rematches (old_id, new_id, by_seat, link, bots, created_ms)"
+                        " VALUES (%s, %s, %s, %s, %s, %s)",
+                        (
+                            rematch.old_id,
+                            rematch.new_id,
+                            rematch.by_seat,
+                            rematch.link,
+                            json.dumps([list(b) for b in rematch.bots]),
+                            rematch.created_ms,
+                        ),
+                    )
+        except errors.UniqueViolation as exc:
+            raise StoreError(f"table {table_id} already exists") from exc
+
+    def append(
+        self,
+        table_id: str,
+        first_seq: int,
+        events: Sequence[tuple[dict[str, Any], str | None]],
+        *,
+        status: str | None,
+        now_ms: int,
+    ) -> None:
+        """As relay.store.Store.append: returns once committed. Raises StoreError if a seq is taken,
+        JournalUnavailable; nothing is written in either case."""
+        try:
+            with self._transaction() as conn, conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO events (table_id, seq, body, token_hash) VALUES (%s, %s, %s, %s)",
+                    [(table_id, first_seq + i, _dumps(body), th) for i, (body, th) in enumerate(events)],
+                )
+                if status is not None:
+                    cur.execute(
+                        "UPDATE tables SET status = %s, updated_ms = %s WHERE id = %s",
+                        (status, now_ms, table_id),
+                    )
+        except errors.UniqueViolation as exc:
+            raise StoreError(f"table {table_id}: seq {first_seq} already journaled") from exc
+
+    def table(self, table_id: str) -> TableRow | None:
+        with self._transaction() as conn:
+            row = conn.execute(_TABLE_SELECT + " WHERE id = %s", (table_id,)).fetchone()
+        return _table_row(row) if row else None
+
+    def tables(self, *, unfinished: bool) -> list[TableRow]:
+        query = _TABLE_SELECT
+        if unfinished:
+            query += " WHERE status NOT IN ('ended', 'abandoned')"
+        with self._transaction() as conn:
+            rows = conn.execute(query + " ORDER BY created_ms, id").fetchall()
+        return [_table_row(r) for r in rows]
+
+    def set_status(self, table_id: str, status: str, now_ms: int) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE tables SET status = %s, updated_ms = %s WHERE id = %s", (status, now_ms, table_id)
+            )
+
+    def rematch_of(self, old_id: str) -> RematchRow | None:
+        """The new table proposed after ``old_id`` ended, if any."""
+        with self._transaction() as conn:
+            row = conn.execute(_REMATCH_SELECT + " WHERE old_id = %s", (old_id,)).fetchone()
+        return _rematch_row(row) if row else None
+
+    def rematch_into(self, new_id: str) -> RematchRow | None:
+        """The link that created ``new_id`` as a rematch, if it was one."""
+        with self._transaction() as conn:
+            row = conn.execute(_REMATCH_SELECT + " WHERE new_id = %s", (new_id,)).fetchone()
+        return _rematch_row(row) if row else None
+
+    def events(self, table_id: str) -> list[EventRow]:
+        """Every event of the table in seq order. Raises StoreError if the journal has a hole."""
+        with self._transaction() as conn:
+            rows = conn.execute(
+                "SELECT seq, body, token_hash FROM events WHERE table_id = %s ORDER BY seq", (table_id,)
+            ).fetchall()
+        out = [EventRow(int(seq), json.loads(body), th) for seq, body, th in rows]
+        for expected, row in enumerate(out, start=1):
+            if row.seq != expected:
+                raise StoreError(f"table {table_id}: journal has a hole at seq {expected}")
+        return out
+
+
+_TABLE_SELECT = "SELECT id, created_ms, public, status, updated_ms FROM tables"
+_REMATCH_SELECT = "SELECT old_id, new_id, by_seat, link, bots, created_ms FROM rematches"
+
+
+def _table_row(row: tuple[Any, ...]) -> TableRow:
+    return TableRow(
+        id=row[0], created_ms=int(row[1]), public=bool(row[2]), status=row[3], updated_ms=int(row[4])
+    )
+
+
+def _rematch_row(row: tuple[Any, ...]) -> RematchRow:
+    bots = tuple((str(b[0]), str(b[1])) for b in json.loads(row[4]))
+    return RematchRow(row[0], row[1], int(row[2]), row[3], bots, int(row[5]))
+
+
+def _dumps(body: dict[str, Any]) -> str:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
