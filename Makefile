@@ -11,7 +11,7 @@ CHROMIUM := /usr/lib/chromium/chromium
 SETUP_STAMP := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 WEB_STAMP := web/dist/.built
 
-.PHONY: run test bench setup tools web chromium lint unit e2e clean lexicon-sources
+.PHONY: run test bench setup tools web chromium postgresql lint unit e2e clean lexicon-sources
 
 setup: $(SETUP_STAMP)
 
@@ -50,6 +50,19 @@ chromium:
 	  fi; \
 	fi
 
+# The PostgreSQL journal's tests start their own throw-away server from Debian's package (no cluster of the
+# package's own: create_main_cluster is switched off before it installs).
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-common && \
+	    sed -i 's/^#* *create_main_cluster.*/create_main_cluster = false/' /etc/postgresql-common/createcluster.conf && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
+	  else \
+	    echo "Debian's postgresql is missing: run 'sudo apt-get install -y postgresql'"; exit 1; \
+	  fi; \
+	fi
+
 run: setup web
 	@mkdir -p var
 	@echo "Lexio: http://$(HOST):$(PORT)/"
@@ -63,7 +76,7 @@ lint: setup
 lexicon-sources: setup
 	$(PY) lexicons/build.py --fetch
 
-unit: setup web lexicon-sources
+unit: setup web lexicon-sources postgresql
 	LEXIO_REQUIRE_LEXICON_BUILD=1 $(PY) -m pytest -q tests
 
 e2e: setup web chromium

@@ -1,4 +1,7 @@
-"""``lexio serve [flags]`` (also ``python -m relay serve``): run the relay. See ``lexio serve --help``."""
+"""``lexio serve [flags]`` (also ``python -m relay serve``): run the relay. See ``lexio serve --help``.
+
+``lexio export-journal --from FILE --to postgresql://...``: copy a SQLite journal into PostgreSQL
+(relay/export.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,11 @@ from relay.config import ConfigError, config_from_args
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse flags and serve until interrupted. Returns the exit status (2: bad setting or word list)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["export-journal"]:
+        from relay.export import main as export_main
+
+        return export_main(args[1:])
     try:
         config = config_from_args(argv)
     except ConfigError as err:

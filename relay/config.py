@@ -167,6 +167,10 @@ def _truthy(value: str | None) -> bool:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lexio", description="Lexio relay server")
     sub = parser.add_subparsers(dest="command", required=True)
+    # Dispatched by relay.cli before this parser runs; listed here for ``lexio --help``.
+    sub.add_parser(
+        "export-journal", help="copy a SQLite journal into PostgreSQL (see its --help)", add_help=False
+    )
     serve = sub.add_parser("serve", help="run the relay (HTTP + WebSocket)")
     # Env values are string defaults: argparse converts them with each flag's `type`, so a bad LEXIO_PORT
     # is a usage error naming --port (exit 2), not a traceback.

@@ -1,0 +1,244 @@
+"""The journal interface, proved on both implementations (SQLite and a real PostgreSQL server): atomic
+appends, no seq or table taken twice, rematch links, status, reading back after reopening, and versioned
+schema migrations applied once (refusing a schema newer than the relay)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+import relay.pgstore
+import relay.store
+from relay.config import Config, ConfigError, config_from_args
+from relay.journal import Journal, JournalUnavailable, open_journal
+from relay.pgstore import PostgresStore
+from relay.store import RematchRow, Store, StoreError
+from relay.testing import free_port
+
+Opener = Callable[[], Journal]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a journal lives: a SQLite file, or a fresh schema on the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "j.sqlite3")
+    url: str = request.getfixturevalue("pg_url")
+    return url
+
+
+@pytest.fixture
+def open_store(backend: str) -> Iterator[Opener]:
+    """Opens the same journal again each call (a restart), closing every copy at the end."""
+    opened: list[Journal] = []
+
+    def opener() -> Journal:
+        journal = open_journal(_config(backend))
+        opened.append(journal)
+        return journal
+
+    yield opener
+    for journal in opened:
+        journal.close()
+
+
+def _config(target: str) -> Config:
+    if target.startswith("postgresql://"):
+        return Config(journal_url=target, static=None)
+    return Config(db=Path(target), static=None)
+
+
+def test_both_journals_implement_the_interface_and_the_url_picks_postgresql(open_store: Opener) -> None:
+    journal = open_store()
+    assert isinstance(journal, Journal)
+    assert journal.schema_version >= 1  # type: ignore[attr-defined]
+
+
+def test_events_survive_reopening(open_store: Opener) -> None:
+    store = open_store()
+    store.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"type": "table_created"}])
+    store.append("t1", 2, [({"type": "seat_joined", "name": "Zoé"}, "ab" * 32)], status=None, now_ms=2)
+    again = open_store()
+    assert [r.body for r in again.events("t1")] == [{"type": "table_created"}, {"type": "seat_joined", "name": "Zoé"}]
+    assert again.events("t1")[1].token_hash == "ab" * 32
+    store.checkpoint()
+    store.append("t1", 3, [({"type": "game_started"}, None)], status="playing", now_ms=3)
+    store.close()
+    reopened = open_store()
+    assert [r.seq for r in reopened.events("t1")] == [1, 2, 3]
+    row = reopened.table("t1")
+    assert row is not None and row.status == "playing" and row.public and row.updated_ms == 3
+    assert [t.id for t in reopened.tables(unfinished=True)] == ["t1"]
+    assert reopened.table("nope") is None and reopened.events("nope") == []
+
+
+def test_a_seq_cannot_be_journaled_twice_and_a_failed_append_writes_nothing(open_store: Opener) -> None:
+    store = open_store()
+    store.create_table("t1", created_ms=1, public=False, status="waiting", events=[{"type": "table_created"}])
+    with pytest.raises(StoreError):
+        store.append("t1", 1, [({"type": "seat_joined"}, None)], status="playing", now_ms=2)
+    store.append("t1", 2, [({"type": "a"}, None), ({"type": "b"}, None)], status=None, now_ms=2)
+    with pytest.raises(StoreError):
+        # A stale writer (same seqs): the whole batch and its status change are refused.
+        store.append("t1", 2, [({"type": "c"}, None), ({"type": "d"}, None)], status="ended", now_ms=3)
+    assert [r.body["type"] for r in store.events("t1")] == ["table_created", "a", "b"]
+    row = store.table("t1")
+    assert row is not None and row.status == "waiting" and not row.public
+    with pytest.raises(StoreError):
+        store.create_table("t1", created_ms=1, public=False, status="waiting", events=[])
+    # The journal goes on after the refusals.
+    store.append("t1", 4, [({"type": "c"}, None)], status="playing", now_ms=4)
+    assert [r.seq for r in store.events("t1")] == [1, 2, 3, 4]
+
+
+def test_unfinished_tables_leave_out_ended_and_abandoned_ones(open_store: Opener) -> None:
+    store = open_store()
+    for i, status in enumerate(["waiting", "playing", "ended", "abandoned"]):
+        store.create_table(f"t{i}", created_ms=10 + i, public=True, status=status, events=[{"i": i}])
+    store.set_status("t0", "abandoned", 99)
+    assert [t.id for t in store.tables(unfinished=True)] == ["t1"]
+    assert [t.id for t in store.tables(unfinished=False)] == ["t0", "t1", "t2", "t3"]
+    t0 = store.table("t0")
+    assert t0 is not None and t0.status == "abandoned" and t0.updated_ms == 99
+
+
+def test_a_rematch_is_linked_with_its_new_table_and_only_once(open_store: Opener) -> None:
+    store = open_store()
+    store.create_table("old", created_ms=1, public=True, status="ended", events=[{"a": 1}])
+    link = RematchRow("old", "new", 1, "/t/new", (("Robot fort", "strong"),), 5)
+    store.create_table("new", created_ms=5, public=True, status="waiting", events=[{"b": 1}], rematch=link)
+    assert store.rematch_of("old") == link
+    assert store.rematch_into("new") == link
+    assert store.rematch_of("new") is None and store.rematch_into("old") is None
+    second = RematchRow("old", "other", 0, "/t/other", (), 6)
+    with pytest.raises(StoreError):
+        store.create_table("other", created_ms=6, public=True, status="waiting", events=[{}], rematch=second)
+    # The refused rematch took its table with it: one transaction.
+    assert store.table("other") is None and store.events("other") == []
+
+
+def test_the_schema_version_is_recorded_once_and_a_new_migration_runs_once(
+    open_store: Opener, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = open_store()
+    first.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"a": 1}])
+    base = first.schema_version  # type: ignore[attr-defined]
+    first.close()
+    add_column = ("ALTER TABLE tables ADD COLUMN note TEXT",)
+    if backend.startswith("postgresql://"):
+        monkeypatch.setattr(relay.pgstore, "MIGRATIONS", (*relay.pgstore.MIGRATIONS, add_column))
+    else:
+        monkeypatch.setattr(relay.store, "MIGRATIONS", (*relay.store.MIGRATIONS, add_column))
+    upgraded = open_store()
+    assert upgraded.schema_version == base + 1  # type: ignore[attr-defined]
+    # Opening again does not re-run it (ALTER TABLE ADD COLUMN twice would fail).
+    again = open_store()
+    assert again.schema_version == base + 1  # type: ignore[attr-defined]
+    assert [r.body for r in again.events("t1")] == [{"a": 1}]
+    assert _versions(backend) == list(range(1, base + 2))
+
+
+def test_a_journal_from_a_newer_relay_is_refused(open_store: Opener, backend: str) -> None:
+    open_store().close()
+    _execute(backend, "INSERT INTO schema_version (version) VALUES (99)")
+    with pytest.raises(StoreError, match="schema version 99"):
+        open_store()
+
+
+def test_a_sqlite_journal_made_before_schema_versions_adopts_version_1(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "old.sqlite3"
+    legacy = sqlite3.connect(db)
+    legacy.executescript(relay.store.SCHEMA)
+    legacy.execute("INSERT INTO tables VALUES ('t1', 1, 1, 'playing', 1)")
+    legacy.commit()
+    legacy.close()
+    store = Store(db)
+    assert store.schema_version == 1
+    assert [t.id for t in store.tables(unfinished=True)] == ["t1"]
+    store.close()
+    assert _versions(str(db)) == [1]
+
+
+def test_relays_starting_together_on_one_database_migrate_it_once(pg_url: str) -> None:
+    stores: list[PostgresStore] = []
+    failures: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            stores.append(PostgresStore(pg_url))
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert not failures
+        assert _versions(pg_url) == list(range(1, len(relay.pgstore.MIGRATIONS) + 1))
+        stores[0].create_table("t1", created_ms=1, public=True, status="waiting", events=[{"a": 1}])
+        assert [r.body for r in stores[3].events("t1")] == [{"a": 1}]
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_an_unreachable_postgresql_is_a_clear_journal_unavailable_error() -> None:
+    url = f"postgresql://postgres@127.0.0.1:{free_port()}/lexio"
+    with pytest.raises(JournalUnavailable, match=r"cannot reach the journal at postgresql://"):
+        PostgresStore(url, timeout=0.5)
+
+
+def test_a_lost_server_connection_is_journal_unavailable_then_the_pool_recovers(pg_url: str) -> None:
+    store = PostgresStore(pg_url, min_size=1, max_size=1)
+    try:
+        store.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"a": 1}])
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = 'lexio-relay'"
+            )
+        with pytest.raises(JournalUnavailable):
+            store.append("t1", 2, [({"b": 2}, None)], status=None, now_ms=2)
+        # The broken connection is replaced; nothing of the failed append was written.
+        store.append("t1", 2, [({"c": 3}, None)], status=None, now_ms=3)
+        assert [r.body for r in store.events("t1")] == [{"a": 1}, {"c": 3}]
+    finally:
+        store.close()
+
+
+def test_db_flag_takes_a_file_or_a_postgresql_url_and_logs_no_password() -> None:
+    assert config_from_args(["serve"]).journal_url is None
+    config = config_from_args(["serve", "--db", "postgresql://lexio:s3cret@db.internal:5432/lexio"])
+    assert config.journal_url == "postgresql://lexio:s3cret@db.internal:5432/lexio"
+    assert config.db == Config.db
+    assert "s3cret" not in config.journal_name and "***" in config.journal_name
+    plain = config_from_args(["serve", "--db", "var/other.sqlite3"])
+    assert plain.journal_url is None and plain.db == Path("var/other.sqlite3")
+    with pytest.raises(ConfigError, match="postgresql://"):
+        Config(journal_url="mysql://x/y")
+
+
+def _versions(target: str) -> list[int]:
+    return [int(r[0]) for r in _execute(target, "SELECT version FROM schema_version ORDER BY version")]
+
+
+def _execute(target: str, sql: str) -> list[tuple[object, ...]]:
+    if target.startswith("postgresql://"):
+        with psycopg.connect(target, autocommit=True) as conn:
+            cur = conn.execute(sql)
+            return cur.fetchall() if cur.description else []
+    import sqlite3
+
+    db = sqlite3.connect(target, isolation_level=None)
+    try:
+        return db.execute(sql).fetchall()
+    finally:
+        db.close()
