@@ -63,7 +63,10 @@ def test_events_survive_reopening(open_store: Opener) -> None:
     store.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"type": "table_created"}])
     store.append("t1", 2, [({"type": "seat_joined", "name": "Zoé"}, "ab" * 32)], status=None, now_ms=2)
     again = open_store()
-    assert [r.body for r in again.events("t1")] == [{"type": "table_created"}, {"type": "seat_joined", "name": "Zoé"}]
+    assert [r.body for r in again.events("t1")] == [
+        {"type": "table_created"},
+        {"type": "seat_joined", "name": "Zoé"},
+    ]
     assert again.events("t1")[1].token_hash == "ab" * 32
     store.checkpoint()
     store.append("t1", 3, [({"type": "game_started"}, None)], status="playing", now_ms=3)
