@@ -23,13 +23,15 @@ from relay.testing import RelayProcess
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-async def proc(tmp_path: Path) -> AsyncIterator[RelayProcess]:
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def proc(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[RelayProcess]:
+    """The relay as a process, on each journal: the SQLite file, or a fresh PostgreSQL schema."""
     write_short_lexicon(tmp_path / "short.txt")
+    db = str(tmp_path / "lexio.sqlite3") if request.param == "sqlite" else request.getfixturevalue("pg_url")
     p = RelayProcess(
         [
             "--db",
-            str(tmp_path / "lexio.sqlite3"),
+            db,
             "--lexicon",
             str(tmp_path / "short.txt"),
             "--static",
