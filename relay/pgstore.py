@@ -16,6 +16,7 @@ JournalUnavailable. A connection broken by a server restart fails its call and i
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -57,7 +58,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX rematches_new ON rematches(new_id)",
     ),
+    # Version 2: who may write a table. Heartbeats and ownership use PostgreSQL's clock only, so the relays'
+    # own clocks (which may disagree) never decide whether a node is dead.
+    (
+        """CREATE TABLE nodes (
+            node_id TEXT PRIMARY KEY,
+            started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+            heartbeat_at TIMESTAMPTZ NOT NULL DEFAULT now()
+        )""",
+        "ALTER TABLE tables ADD COLUMN owner TEXT",
+        "ALTER TABLE tables ADD COLUMN owner_epoch BIGINT NOT NULL DEFAULT 0",
+    ),
 )
+# A node whose heartbeat is older than this is dead: its tables may be claimed by another.
+DEAD_AFTER_SECONDS = 3.0
 _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS schema_version"
     " (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
@@ -65,11 +79,21 @@ _VERSION_TABLE = (
 _UNAVAILABLE = (psycopg.OperationalError, psycopg.InterfaceError, psycopg_pool.PoolTimeout)
 
 
+class NotOwner(StoreError):
+    """``code`` owned_elsewhere: a claim found the table held by another live node; stale_epoch: a fenced
+    append or release came from a node that no longer owns the table (another claimed it since)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class PostgresStore:
     def __init__(
         self,
         url: str,
         *,
+        node_id: str | None = None,
         min_size: int = 1,
         max_size: int = 4,
         timeout: float = 5.0,
@@ -78,8 +102,10 @@ class PostgresStore:
         """Connect (waiting up to ``timeout`` s for a first connection) and migrate the schema.
 
         Raises JournalUnavailable if the server cannot be reached, StoreError if the database's schema is
-        newer than this relay's, psycopg.Error if a migration fails (nothing applied)."""
+        newer than this relay's, psycopg.Error if a migration fails (nothing applied). ``node_id`` names this
+        relay in ownership (default: a fresh id per start, so a restarted node never inherits a claim)."""
         self.url = url
+        self.node_id = node_id or f"node-{uuid.uuid4().hex[:12]}"
         self._timeout = timeout
         self._pool: psycopg_pool.ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = (
             psycopg_pool.ConnectionPool(
@@ -182,11 +208,16 @@ class PostgresStore:
         *,
         status: str | None,
         now_ms: int,
+        epoch: int | None = None,
     ) -> None:
-        """As relay.store.Store.append: returns once committed. Raises StoreError if a seq is taken,
-        JournalUnavailable; nothing is written in either case."""
+        """As relay.store.Store.append: returns once committed. With ``epoch`` (cluster mode) the table's
+        row is locked and must still be owned by this node at that epoch, in the same transaction as the
+        insert. Raises NotOwner stale_epoch (another node claimed it), StoreError if a seq is taken,
+        JournalUnavailable; nothing is written in any of these cases."""
         try:
             with self._transaction() as conn, conn.cursor() as cur:
+                if epoch is not None:
+                    self._check_owner(cur, table_id, epoch)
                 cur.executemany(
                     "INSERT INTO events (table_id, seq, body, token_hash) VALUES (%s, %s, %s, %s)",
                     [(table_id, first_seq + i, _dumps(body), th) for i, (body, th) in enumerate(events)],
@@ -198,6 +229,64 @@ class PostgresStore:
                     )
         except errors.UniqueViolation as exc:
             raise StoreError(f"table {table_id}: seq {first_seq} already journaled") from exc
+
+    # -- ownership (cluster mode): heartbeats, claims with an epoch, fenced writes ---------------------------
+    def heartbeat(self) -> None:
+        """Record that this node is alive (PostgreSQL's clock). Raises JournalUnavailable."""
+        with self._transaction() as conn:
+            conn.execute(_HEARTBEAT, (self.node_id,))
+
+    def claim(self, table_id: str, *, dead_after: float = DEAD_AFTER_SECONDS) -> int:
+        """Take ownership of ``table_id`` if it has no owner, is ours, or its owner's heartbeat is older than
+        ``dead_after`` seconds; returns the epoch to pass to :meth:`append` (raised by one on every change
+        of owner; kept when the table is already ours). Also renews this node's heartbeat.
+
+        Raises NotOwner owned_elsewhere (a live node holds it), StoreError (no such table),
+        JournalUnavailable."""
+        with self._transaction() as conn:
+            conn.execute(_HEARTBEAT, (self.node_id,))
+            row = conn.execute(
+                "SELECT t.owner, t.owner_epoch, n.heartbeat_at > now() - make_interval(secs => %s)"
+                " FROM tables t LEFT JOIN nodes n ON n.node_id = t.owner WHERE t.id = %s FOR UPDATE OF t",
+                (dead_after, table_id),
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"table {table_id}: no such table to claim")
+            owner, epoch, owner_alive = row[0], int(row[1]), bool(row[2])
+            if owner == self.node_id:
+                return epoch
+            if owner is not None and owner_alive:
+                raise NotOwner("owned_elsewhere", f"table {table_id} is owned by live node {owner}")
+            conn.execute(
+                "UPDATE tables SET owner = %s, owner_epoch = %s WHERE id = %s",
+                (self.node_id, epoch + 1, table_id),
+            )
+            return epoch + 1
+
+    def release(self, table_id: str, epoch: int) -> None:
+        """Give the table up (drain), fenced like an append: another node may claim it at once.
+        Raises NotOwner stale_epoch if it was no longer ours, JournalUnavailable."""
+        with self._transaction() as conn, conn.cursor() as cur:
+            self._check_owner(cur, table_id, epoch)
+            cur.execute("UPDATE tables SET owner = NULL WHERE id = %s", (table_id,))
+
+    def owner(self, table_id: str) -> tuple[str | None, int] | None:
+        """(owning node or None, epoch) of a table, or None if there is no such table."""
+        with self._transaction() as conn:
+            row = conn.execute("SELECT owner, owner_epoch FROM tables WHERE id = %s", (table_id,)).fetchone()
+        return (row[0], int(row[1])) if row else None
+
+    def _check_owner(self, cur: psycopg.Cursor[tuple[Any, ...]], table_id: str, epoch: int) -> None:
+        # FOR UPDATE: a claim by another node waits for this transaction, or this one sees its epoch.
+        row = cur.execute(
+            "SELECT owner, owner_epoch FROM tables WHERE id = %s FOR UPDATE", (table_id,)
+        ).fetchone()
+        if row is None or row[0] != self.node_id or int(row[1]) != epoch:
+            held = f"owner {row[0]} at epoch {row[1]}" if row else "no such table"
+            raise NotOwner(
+                "stale_epoch",
+                f"table {table_id}: node {self.node_id} at epoch {epoch} no longer owns it ({held})",
+            )
 
     def table(self, table_id: str) -> TableRow | None:
         with self._transaction() as conn:
@@ -243,6 +332,9 @@ class PostgresStore:
         return out
 
 
+_HEARTBEAT = (
+    "INSERT INTO nodes (node_id) VALUES (%s) ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()"
+)
 _TABLE_SELECT = "SELECT id, created_ms, public, status, updated_ms FROM tables"
 _REMATCH_SELECT = "SELECT old_id, new_id, by_seat, link, bots, created_ms FROM rematches"
 
