@@ -72,6 +72,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 # A node whose heartbeat is older than this is dead: its tables may be claimed by another.
 DEAD_AFTER_SECONDS = 3.0
+# pg_advisory_lock(NODE_LOCK_SPACE, hashtext(node_id)) is held by each node on its heartbeat connection: a
+# node killed outright (kill -9, lost host) drops its connection and so the lock at once, and claimers need
+# not wait out DEAD_AFTER_SECONDS.
+NODE_LOCK_SPACE = 0x6C78
 _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS schema_version"
     " (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
@@ -106,6 +110,7 @@ class PostgresStore:
         relay in ownership (default: a fresh id per start, so a restarted node never inherits a claim)."""
         self.url = url
         self.node_id = node_id or f"node-{uuid.uuid4().hex[:12]}"
+        self._liveness: psycopg.Connection[tuple[Any, ...]] | None = None
         self._timeout = timeout
         self._pool: psycopg_pool.ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = (
             psycopg_pool.ConnectionPool(
@@ -157,6 +162,9 @@ class PostgresStore:
         return latest
 
     def close(self) -> None:
+        if self._liveness is not None:
+            self._liveness.close()
+            self._liveness = None
         self._pool.close()
 
     def checkpoint(self) -> None:
@@ -232,31 +240,50 @@ class PostgresStore:
 
     # -- ownership (cluster mode): heartbeats, claims with an epoch, fenced writes ---------------------------
     def heartbeat(self) -> None:
-        """Record that this node is alive (PostgreSQL's clock). Raises JournalUnavailable."""
-        with self._transaction() as conn:
-            conn.execute(_HEARTBEAT, (self.node_id,))
+        """Record that this node is alive (PostgreSQL's clock), on its own connection that holds the node's
+        advisory lock (taken on the first call, and again after that connection was lost).
+        Raises JournalUnavailable (the next call reconnects)."""
+        try:
+            if self._liveness is None or self._liveness.closed:
+                self._liveness = psycopg.connect(
+                    self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
+                    application_name="lexio-node",
+                )  # fmt: skip
+                self._liveness.execute(
+                    "SELECT pg_advisory_lock(%s, hashtext(%s))", (NODE_LOCK_SPACE, self.node_id)
+                )
+            self._liveness.execute(_HEARTBEAT, (self.node_id,))
+        except _UNAVAILABLE as exc:
+            if self._liveness is not None:
+                self._liveness.close()
+                self._liveness = None
+            raise JournalUnavailable(f"journal at {redact_url(self.url)}: heartbeat failed: {exc}") from exc
 
     def claim(self, table_id: str, *, dead_after: float = DEAD_AFTER_SECONDS) -> int:
-        """Take ownership of ``table_id`` if it has no owner, is ours, or its owner's heartbeat is older than
-        ``dead_after`` seconds; returns the epoch to pass to :meth:`append` (raised by one on every change
-        of owner; kept when the table is already ours). Also renews this node's heartbeat.
+        """Take ownership of ``table_id`` if it has no owner, is ours, or its owner is dead (heartbeat older
+        than ``dead_after`` seconds, or its advisory lock released: its connection is gone); returns the
+        epoch to pass to :meth:`append` (raised by one on every change of owner; kept when the table is
+        already ours). Also renews this node's heartbeat.
 
         Raises NotOwner owned_elsewhere (a live node holds it), StoreError (no such table),
         JournalUnavailable."""
+        self.heartbeat()
         with self._transaction() as conn:
-            conn.execute(_HEARTBEAT, (self.node_id,))
+            # Lock the row first, then judge its owner in a second statement: under READ COMMITTED that one
+            # takes a fresh snapshot, so it sees the heartbeat committed with a rival claim this lock waited
+            # for (judged in one statement, the re-checked row would meet a stale view of ``nodes``).
             row = conn.execute(
-                "SELECT t.owner, t.owner_epoch, n.heartbeat_at > now() - make_interval(secs => %s)"
-                " FROM tables t LEFT JOIN nodes n ON n.node_id = t.owner WHERE t.id = %s FOR UPDATE OF t",
-                (dead_after, table_id),
+                "SELECT owner, owner_epoch FROM tables WHERE id = %s FOR UPDATE", (table_id,)
             ).fetchone()
             if row is None:
                 raise StoreError(f"table {table_id}: no such table to claim")
-            owner, epoch, owner_alive = row[0], int(row[1]), bool(row[2])
+            owner, epoch = row[0], int(row[1])
             if owner == self.node_id:
                 return epoch
-            if owner is not None and owner_alive:
-                raise NotOwner("owned_elsewhere", f"table {table_id} is owned by live node {owner}")
+            if owner is not None:
+                alive = conn.execute(_NODE_ALIVE, (owner, dead_after, NODE_LOCK_SPACE, owner)).fetchone()
+                if alive and alive[0]:
+                    raise NotOwner("owned_elsewhere", f"table {table_id} is owned by live node {owner}")
             conn.execute(
                 "UPDATE tables SET owner = %s, owner_epoch = %s WHERE id = %s",
                 (self.node_id, epoch + 1, table_id),
@@ -335,6 +362,16 @@ class PostgresStore:
 _HEARTBEAT = (
     "INSERT INTO nodes (node_id) VALUES (%s) ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()"
 )
+# A node is alive if its heartbeat is fresh and its advisory lock is held (granted) in this database.
+_NODE_ALIVE = """
+SELECT EXISTS (SELECT 1 FROM nodes WHERE node_id = %s AND heartbeat_at > now() - make_interval(secs => %s))
+   AND EXISTS (
+       SELECT 1 FROM pg_locks
+       WHERE locktype = 'advisory' AND granted AND objsubid = 2
+         AND classid = %s::oid AND objid = hashtext(%s)::oid
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+   )
+"""
 _TABLE_SELECT = "SELECT id, created_ms, public, status, updated_ms FROM tables"
 _REMATCH_SELECT = "SELECT old_id, new_id, by_seat, link, bots, created_ms FROM rematches"
 

@@ -5,14 +5,22 @@ even when the claim lands in the middle of its stream of appends."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
 
-from relay.pgstore import NotOwner, PostgresStore
+from relay.journal import JournalUnavailable
+from relay.pgstore import DEAD_AFTER_SECONDS, NotOwner, PostgresStore
 from relay.store import StoreError
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -156,3 +164,66 @@ def test_a_takeover_in_the_middle_of_a_stream_of_appends_leaves_one_writer_per_s
     writers = [r.body.get("by") for r in rows[1:]]
     assert writers == ["a"] * len(a_done) + ["b"]
     assert [r.seq for r in rows if r.body.get("by") == "a"] == a_done
+
+
+CHILD = """
+import sys, time
+from relay.pgstore import PostgresStore
+store = PostgresStore(sys.argv[1], node_id="node-k")
+print("claimed", store.claim("t1"), flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_killed_owner_loses_its_tables_at_once_without_waiting_out_its_heartbeat(
+    nodes: tuple[PostgresStore, PostgresStore],
+) -> None:
+    """kill -9 of the owning process drops its connections, so its advisory lock: the table is claimable
+    while its last heartbeat is still fresh, well within DEAD_AFTER_SECONDS."""
+    a, b = nodes
+    a.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"n": 1}])
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, a.url],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    try:
+        assert child.stdout is not None and child.stdout.readline().split() == ["claimed", "1"]
+        with pytest.raises(NotOwner, match="owned by live node node-k"):
+            b.claim("t1")
+    finally:
+        child.kill()
+        child.wait(10)
+    killed = time.monotonic()
+    while True:
+        try:
+            epoch = b.claim("t1")
+            break
+        except NotOwner:
+            assert time.monotonic() - killed < 2.0, "the killed node's table was not freed"
+            time.sleep(0.02)
+    assert epoch == 2 and time.monotonic() - killed < DEAD_AFTER_SECONDS
+    assert b.owner("t1") == ("node-b", 2)
+
+
+def test_a_node_whose_lock_connection_is_lost_is_dead_and_takes_its_lock_again(
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+) -> None:
+    a, b = nodes
+    a.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"n": 1}])
+    ea = a.claim("t1")
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'lexio-node'"
+        )
+    eb = b.claim("t1")
+    assert eb == ea + 1
+    with pytest.raises(NotOwner):
+        a.append("t1", 2, [({"by": "a"}, None)], status=None, now_ms=2, epoch=ea)
+    # A's next heartbeat fails once on the dead connection, then reconnects and holds its lock again.
+    with pytest.raises(JournalUnavailable):
+        a.heartbeat()
+    a.heartbeat()
+    a.create_table("t2", created_ms=1, public=True, status="waiting", events=[{"n": 1}])
+    assert a.claim("t2") == 1
+    with pytest.raises(NotOwner, match="owned by live node node-a"):
+        b.claim("t2")
