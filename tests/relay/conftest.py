@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -44,3 +45,12 @@ def pg_cluster() -> Iterator[PostgresCluster]:
 def pg_url(pg_cluster: PostgresCluster) -> str:
     """A fresh, empty database on the session's server."""
     return pg_cluster.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def journal_settings(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """start_relay overrides that run a test on each journal: the SQLite file in its tmp_path (none), or a
+    fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return {}
+    return {"journal_url": request.getfixturevalue("pg_url")}

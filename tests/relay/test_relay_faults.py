@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -128,15 +129,15 @@ async def test_one_table_whose_journal_refuses_a_commit_does_not_stop_the_other_
 
 
 async def test_after_a_long_downtime_only_the_turn_that_was_running_is_passed(
-    tmp_path: Path, session: aiohttp.ClientSession, clock: FakeClock
+    tmp_path: Path, session: aiohttp.ClientSession, clock: FakeClock, journal_settings: dict[str, Any]
 ) -> None:
-    relay = await start_relay(tmp_path, clock=clock)
+    relay = await start_relay(tmp_path, clock=clock, **journal_settings)
     table_id, players = await seated_game(session, relay, seats=3, turn_seconds=30)
     token1 = players[1].token
     await relay.stop()
     clock.advance(10 * 30_000)  # ten turn times pass while the relay is down
     restart = clock()
-    relay = await start_relay(tmp_path, clock=clock)
+    relay = await start_relay(tmp_path, clock=clock, **journal_settings)
     try:
         await settle(relay)
         # Seat 0's deadline passed while down: the table passes for it once, on restore. Nobody could play

@@ -123,9 +123,9 @@ async def test_a_player_who_reconnects_after_the_proposal_finds_it_in_the_snapsh
 
 
 async def test_computer_players_are_seated_again_right_after_the_first_arrival(
-    tmp_path: Path, session: aiohttp.ClientSession
+    tmp_path: Path, session: aiohttp.ClientSession, journal_settings: dict[str, Any]
 ) -> None:
-    relay = await start_relay(tmp_path, bot_driver=Passer())
+    relay = await start_relay(tmp_path, bot_driver=Passer(), **journal_settings)
     try:
         table_id = await create_table(session, relay)
         host = await Player.connect(session, relay, table_id)
@@ -160,9 +160,9 @@ async def test_computer_players_are_seated_again_right_after_the_first_arrival(
 
 
 async def test_the_proposal_survives_a_restart_of_the_relay(
-    tmp_path: Path, session: aiohttp.ClientSession
+    tmp_path: Path, session: aiohttp.ClientSession, journal_settings: dict[str, Any]
 ) -> None:
-    relay = await start_relay(tmp_path)
+    relay = await start_relay(tmp_path, **journal_settings)
     try:
         table_id, players = await seated_game(session, relay)
         await pass_to_end(players)
@@ -171,7 +171,7 @@ async def test_the_proposal_survives_a_restart_of_the_relay(
         token = players[1].token
     finally:
         await relay.stop()
-    relay = await start_relay(tmp_path)  # same SQLite file
+    relay = await start_relay(tmp_path, **journal_settings)  # same journal
     try:
         async with session.get(f"{relay.url}/api/tables/{table_id}") as resp:
             assert (await resp.json())["rematch"]["table"] == new_id
