@@ -396,7 +396,7 @@ async def main_async(args: argparse.Namespace) -> int:
     relay = RelayProcess(
         [
             "--db",
-            str(tmp / "bench.sqlite3"),
+            args.db or str(tmp / "bench.sqlite3"),
             "--lexicon",
             str(tmp / "short.txt"),
             "--static",
@@ -574,6 +574,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--db", help="the relay's journal (a postgresql:// URL); default: a temp SQLite file")
     parser.add_argument("--seats", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
     parser.add_argument("--think-ms", type=float, default=1000.0, help="mean pause before each action")

@@ -33,6 +33,9 @@ class JournalUnavailable(RuntimeError):
 class Journal(Protocol):
     """The store methods the Referee calls (see relay.store.Store for each one's full contract)."""
 
+    # The schema version the journal was brought to when opened (see relay.store.MIGRATIONS).
+    schema_version: int
+
     def close(self) -> None: ...
 
     def checkpoint(self) -> None:

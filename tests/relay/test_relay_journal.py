@@ -55,7 +55,7 @@ def _config(target: str) -> Config:
 def test_both_journals_implement_the_interface_and_the_url_picks_postgresql(open_store: Opener) -> None:
     journal = open_store()
     assert isinstance(journal, Journal)
-    assert journal.schema_version >= 1  # type: ignore[attr-defined]
+    assert journal.schema_version >= 1
 
 
 def test_events_survive_reopening(open_store: Opener) -> None:
@@ -129,7 +129,7 @@ def test_the_schema_version_is_recorded_once_and_a_new_migration_runs_once(
 ) -> None:
     first = open_store()
     first.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"a": 1}])
-    base = first.schema_version  # type: ignore[attr-defined]
+    base = first.schema_version
     first.close()
     add_column = ("ALTER TABLE tables ADD COLUMN note TEXT",)
     if backend.startswith("postgresql://"):
@@ -137,10 +137,10 @@ def test_the_schema_version_is_recorded_once_and_a_new_migration_runs_once(
     else:
         monkeypatch.setattr(relay.store, "MIGRATIONS", (*relay.store.MIGRATIONS, add_column))
     upgraded = open_store()
-    assert upgraded.schema_version == base + 1  # type: ignore[attr-defined]
+    assert upgraded.schema_version == base + 1
     # Opening again does not re-run it (ALTER TABLE ADD COLUMN twice would fail).
     again = open_store()
-    assert again.schema_version == base + 1  # type: ignore[attr-defined]
+    assert again.schema_version == base + 1
     assert [r.body for r in again.events("t1")] == [{"a": 1}]
     assert _versions(backend) == list(range(1, base + 2))
 
