@@ -12,7 +12,8 @@ from relay.config import ConfigError, config_from_args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse flags and serve until interrupted. Returns the exit status (2: bad setting or word list)."""
+    """Parse flags and serve until interrupted. Returns the exit status (2: bad setting, word list or
+    journal)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["export-journal"]:
         from relay.export import main as export_main
@@ -24,14 +25,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lexio: error: {err}", file=sys.stderr)
         return 2
     from relay.app import run
+    from relay.journal import JournalUnavailable
     from relay.lexicon import LexiconError
     from relay.logs import setup_logging
+    from relay.store import StoreError
 
     setup_logging(json_lines=config.log_json, level=config.log_level)
     try:
         run(config)
     except LexiconError as err:
         print(f"lexio: error: {err.message}", file=sys.stderr)
+        return 2
+    except (JournalUnavailable, StoreError) as err:  # unreachable, served by another relay, newer schema
+        print(f"lexio: error: {err}", file=sys.stderr)
         return 2
     return 0
 

@@ -67,7 +67,8 @@ def export_journal(source: Path, target: str) -> list[Copied]:
                     "newer_source", f"{source}: schema version {version}, this lexio knows up to {known}"
                 )
         names = [n for n in names if n != "schema_version"]
-        store = PostgresStore(target, min_size=1, max_size=1)
+        # Exclusive: never copy into a journal a relay is serving.
+        store = PostgresStore(target, min_size=1, max_size=1, exclusive=True)
         try:
             return _copy(src, names, store, target)
         finally:

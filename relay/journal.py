@@ -90,10 +90,10 @@ def redact_url(url: str) -> str:
 
 def open_journal(config: Config) -> Journal:
     """The journal the settings name: ``config.journal_url`` (PostgreSQL) if set, else the SQLite file
-    ``config.db``. Raises sqlite3.Error / OSError (SQLite), JournalUnavailable (PostgreSQL unreachable) or
-    StoreError (a schema newer than this relay)."""
+    ``config.db``. Raises sqlite3.Error / OSError (SQLite), JournalUnavailable (PostgreSQL unreachable, or
+    relay.pgstore.JournalInUse: another relay serves it) or StoreError (a schema newer than this relay)."""
     if config.journal_url is not None:
         from relay.pgstore import PostgresStore  # psycopg is only needed by hosts that use it
 
-        return PostgresStore(config.journal_url)
+        return PostgresStore(config.journal_url, exclusive=True)
     return Store(config.db, synchronous_full=config.db_synchronous_full)

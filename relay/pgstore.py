@@ -16,6 +16,7 @@ JournalUnavailable. A connection broken by a server restart fails its call and i
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -76,6 +77,9 @@ DEAD_AFTER_SECONDS = 3.0
 # node killed outright (kill -9, lost host) drops its connection and so the lock at once, and claimers need
 # not wait out DEAD_AFTER_SECONDS.
 NODE_LOCK_SPACE = 0x6C78
+# Until the relay claims tables itself (cluster mode), one relay at a time may serve a journal: it holds
+# pg_advisory_lock(EXCLUSIVE_LOCK_SPACE, hashtext(current_schema())) on a connection of its own.
+EXCLUSIVE_LOCK_SPACE = 0x6C79
 _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS schema_version"
     " (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
@@ -92,6 +96,10 @@ class NotOwner(StoreError):
         self.code = code
 
 
+class JournalInUse(JournalUnavailable):
+    """Another relay serves this journal (it holds the journal's exclusive lock)."""
+
+
 class PostgresStore:
     def __init__(
         self,
@@ -102,15 +110,19 @@ class PostgresStore:
         max_size: int = 4,
         timeout: float = 5.0,
         migrations: Sequence[Sequence[str]] | None = None,
+        exclusive: bool = False,
     ) -> None:
         """Connect (waiting up to ``timeout`` s for a first connection) and migrate the schema.
 
         Raises JournalUnavailable if the server cannot be reached, StoreError if the database's schema is
         newer than this relay's, psycopg.Error if a migration fails (nothing applied). ``node_id`` names this
-        relay in ownership (default: a fresh id per start, so a restarted node never inherits a claim)."""
+        relay in ownership (default: a fresh id per start, so a restarted node never inherits a claim).
+        ``exclusive`` (the relay): hold the journal's lock for as long as the store is open, waiting up to
+        ``timeout`` for a relay killed a moment ago to let go of it; JournalInUse if another holds it."""
         self.url = url
         self.node_id = node_id or f"node-{uuid.uuid4().hex[:12]}"
         self._liveness: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._exclusive: psycopg.Connection[tuple[Any, ...]] | None = None
         self._timeout = timeout
         self._pool: psycopg_pool.ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = (
             psycopg_pool.ConnectionPool(
@@ -130,9 +142,34 @@ class PostgresStore:
             raise JournalUnavailable(f"cannot reach the journal at {redact_url(url)}: {exc}") from exc
         try:
             self.schema_version = self._migrate(MIGRATIONS if migrations is None else migrations)
+            if exclusive:
+                self._take_exclusive_lock()
         except BaseException:
-            self._pool.close()
+            self.close()
             raise
+
+    def _take_exclusive_lock(self) -> None:
+        try:
+            conn = psycopg.connect(
+                self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
+                application_name="lexio-relay-lock",
+            )  # fmt: skip
+        except _UNAVAILABLE as exc:
+            raise JournalUnavailable(f"cannot reach the journal at {redact_url(self.url)}: {exc}") from exc
+        self._exclusive = conn
+        give_up = time.monotonic() + self._timeout
+        while True:
+            row = conn.execute(
+                "SELECT pg_try_advisory_lock(%s, hashtext(current_schema()))", (EXCLUSIVE_LOCK_SPACE,)
+            ).fetchone()
+            if row and row[0]:
+                return
+            if time.monotonic() >= give_up:
+                raise JournalInUse(
+                    f"another relay is serving the journal at {redact_url(self.url)}: one relay per "
+                    "PostgreSQL journal (several relays need cluster mode, not built yet)"
+                )
+            time.sleep(0.1)
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
@@ -162,9 +199,10 @@ class PostgresStore:
         return latest
 
     def close(self) -> None:
-        if self._liveness is not None:
-            self._liveness.close()
-            self._liveness = None
+        for conn in (self._liveness, self._exclusive):
+            if conn is not None:
+                conn.close()
+        self._liveness = self._exclusive = None
         self._pool.close()
 
     def checkpoint(self) -> None:

@@ -4,20 +4,26 @@ schema migrations applied once (refusing a schema newer than the relay)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
+from relaykit import write_short_lexicon
 
 import relay.pgstore
 import relay.store
 from relay.config import Config, ConfigError, config_from_args
 from relay.journal import Journal, JournalUnavailable, open_journal
-from relay.pgstore import PostgresStore
+from relay.pgstore import JournalInUse, PostgresStore
 from relay.store import RematchRow, Store, StoreError
-from relay.testing import free_port
+from relay.testing import RelayProcess, free_port
+
+REPO = Path(__file__).resolve().parents[2]
 
 Opener = Callable[[], Journal]
 
@@ -37,7 +43,9 @@ def open_store(backend: str) -> Iterator[Opener]:
     opened: list[Journal] = []
 
     def opener() -> Journal:
-        journal = open_journal(_config(backend))
+        # Not open_journal for PostgreSQL: a relay's store holds the journal exclusively, and these tests
+        # open a second copy while the first is still open.
+        journal: Journal = PostgresStore(backend) if backend.startswith("postgresql://") else Store(backend)
         opened.append(journal)
         return journal
 
@@ -52,10 +60,15 @@ def _config(target: str) -> Config:
     return Config(db=Path(target), static=None)
 
 
-def test_both_journals_implement_the_interface_and_the_url_picks_postgresql(open_store: Opener) -> None:
-    journal = open_store()
-    assert isinstance(journal, Journal)
-    assert journal.schema_version >= 1
+def test_both_journals_implement_the_interface_and_the_url_picks_postgresql(backend: str) -> None:
+    journal = open_journal(_config(backend))
+    try:
+        assert isinstance(journal, Journal)
+        expected = PostgresStore if backend.startswith("postgresql://") else Store
+        assert type(journal) is expected
+        assert journal.schema_version >= 1
+    finally:
+        journal.close()
 
 
 def test_events_survive_reopening(open_store: Opener) -> None:
@@ -245,3 +258,35 @@ def _execute(target: str, sql: str) -> list[tuple[object, ...]]:
         return db.execute(sql).fetchall()
     finally:
         db.close()
+
+
+def test_one_relay_at_a_time_serves_a_postgresql_journal(pg_url: str) -> None:
+    first = PostgresStore(pg_url, exclusive=True)
+    try:
+        with pytest.raises(JournalInUse, match="another relay is serving the journal"):
+            PostgresStore(pg_url, exclusive=True, timeout=0.5)
+        # Reading it without serving it (tools, tests) is not refused.
+        PostgresStore(pg_url).close()
+    finally:
+        first.close()
+    PostgresStore(pg_url, exclusive=True, timeout=0.5).close()
+
+
+def test_a_second_relay_process_on_the_same_postgresql_journal_exits_with_a_clear_error(
+    pg_url: str, tmp_path: Path
+) -> None:
+    write_short_lexicon(tmp_path / "short.txt")
+    args = ["--db", pg_url, "--lexicon", str(tmp_path / "short.txt"), "--static", ""]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    first = RelayProcess(args, log=tmp_path / "first.log", env=env, cwd=tmp_path, start_timeout=15)
+    first.start()
+    try:
+        second = subprocess.run(
+            [sys.executable, "-m", "relay", "serve", "--port", str(free_port()), *args],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=False,
+        )  # fmt: skip
+        assert second.returncode == 2, second.stderr[-2000:]
+        assert "another relay is serving the journal at postgresql://" in second.stderr
+        assert "Traceback" not in second.stderr
+    finally:
+        first.stop()
