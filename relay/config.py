@@ -294,6 +294,8 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
         raise ConfigError(f"--bot-delay-seconds {args.bot_delay_seconds!r}: expected 'min,max'") from exc
     static = Path(args.static) if args.static else None
     url = args.db if is_postgres_url(str(args.db)) else None
+    if url is None and "://" in str(args.db):
+        raise ConfigError(f"--db {args.db!r}: expected a SQLite file or a postgresql:// URL")
     return Config(
         host=args.host,
         port=args.port,

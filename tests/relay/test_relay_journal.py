@@ -245,6 +245,8 @@ def test_db_flag_takes_a_file_or_a_postgresql_url_and_logs_no_password() -> None
     assert plain.journal_url is None and plain.db == Path("var/other.sqlite3")
     with pytest.raises(ConfigError, match="postgresql://"):
         Config(journal_url="mysql://x/y")
+    with pytest.raises(ConfigError, match="postgresql://"):
+        config_from_args(["serve", "--db", "mysql://db.internal/lexio"])
 
 
 def _versions(target: str) -> list[int]:
