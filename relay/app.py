@@ -23,11 +23,11 @@ import engine
 from relay.botdriver import BotDriver, load_default_driver
 from relay.config import Config
 from relay.lexicon import load_lexicon
-from relay.logs import access_log
+from relay.logs import access_log, client_warning
 from relay.metrics import Metrics
 from relay.protocol import ClientMessage, ProtocolError, RateLimiter, TileIn, parse_frame
 from relay.static import StaticSite
-from relay.store import Store
+from relay.store import Store, StoreError
 from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Table, dumps, wall_clock_ms
 from relay.ws import HandshakeError, Hub, WebSocket, handshake_reply
 
@@ -443,13 +443,20 @@ async def _on_frame(session: GameSession, conn: Conn, data: str, t0: float) -> i
         return 0
     except ProtocolError as err:
         referee.send_error(conn, err.msg_id, err.code, err.message, err.params)
+        client_warning("bad frame", err.code, peer=conn.peer, table=table.id, why=err.message[:80])
     except RelayError as err:
         referee.send_error(conn, getattr(err, "msg_id", None), err.code, err.message, err.params)
-    except Exception:
-        # A bug or an I/O failure (e.g. the journal): nothing was acknowledged; say so and go on.
+    except (sqlite3.Error, StoreError):
+        # The journal refused: nothing was acknowledged; say so and go on (the client may send it again).
         log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
         referee.send_error(conn, msg_id, "internal_error", "the relay could not process this frame")
         return 0
+    except Exception:
+        # A bug this frame ran into: answered, counted as a bad frame (a peer cannot repeat it for free),
+        # and logged with its traceback at a bounded rate.
+        if client_warning("frame failed", "frame_failed", table=table.id, seat=conn.seat, peer=conn.peer):
+            log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
+        referee.send_error(conn, msg_id, "internal_error", "the relay could not process this frame")
     return 1
 
 
