@@ -346,7 +346,9 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     # the one interned string.
     link_base = sys.intern(_link_base(request))
     session = GameSession(referee, config, table, link_base)
-    sock = WebSocket(session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT)
+    sock = WebSocket(
+        session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT, max_output=config.output_cap_kib * 1024
+    )
     client = config.client_address(request.remote, _forwarded_for(request))
     session.conn = Conn(sock, sys.intern(client))
     referee.sockets += 1
@@ -376,7 +378,7 @@ def _take_over(request: web.Request, transport: asyncio.Transport, sock: WebSock
 class GameSession:
     """The game behind one :class:`relay.ws.WebSocket`: its frames in order, rate limit, bad-frame count."""
 
-    __slots__ = ("bad", "config", "conn", "limiter", "link_base", "referee", "table")
+    __slots__ = ("bad", "config", "conn", "limiter", "link_base", "referee", "resyncs", "table")
 
     def __init__(self, referee: Referee, config: Config, table: Table, link_base: str) -> None:
         self.referee = referee
@@ -385,6 +387,8 @@ class GameSession:
         self.link_base = link_base
         self.conn: Conn | None = None
         self.limiter = RateLimiter(config.rate_burst, config.rate_per_second, time.monotonic())
+        # Snapshots cost a view of the whole game: their own, slower budget (made on the first resync).
+        self.resyncs: RateLimiter | None = None
         self.bad = 0
 
     async def frame(self, data: str | bytes, t0: float) -> bool:
@@ -439,6 +443,11 @@ async def _on_frame(session: GameSession, conn: Conn, data: str, t0: float) -> i
                 return None
             referee.send_error(conn, message.id, "rate_limited", "too many frames; slow down")
             return 0
+        if message.type == "resync" and not _resync_allowed(session):
+            referee.send_error(
+                conn, message.id, "rate_limited", "too many snapshots asked; wait a moment before a resync"
+            )
+            return 0
         await dispatch(referee, table, conn, message, t0, link_base=session.link_base)
         return 0
     except ProtocolError as err:
@@ -458,6 +467,13 @@ async def _on_frame(session: GameSession, conn: Conn, data: str, t0: float) -> i
             log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
         referee.send_error(conn, msg_id, "internal_error", "the relay could not process this frame")
     return 1
+
+
+def _resync_allowed(session: GameSession) -> bool:
+    now = time.monotonic()
+    if session.resyncs is None:
+        session.resyncs = RateLimiter(session.config.resync_burst, session.config.resync_per_second, now)
+    return session.resyncs.allow(now)
 
 
 class _Refusal(RelayError):

@@ -20,6 +20,7 @@ import logging
 import random
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -35,8 +36,6 @@ from relay.store import RematchRow, Store, StoreError
 log = logging.getLogger("lexio.relay")
 
 Clock = Callable[[], int]
-# Bytes a peer may leave unread (its kernel buffers full) before it is closed as too slow.
-SLOW_BYTES = 1 << 20
 CLOSE_RESTART = 1012
 CLOSE_TAKEN_OVER = 4001
 CLOSE_SLOW = 4002
@@ -44,6 +43,8 @@ BOT_NAMES = {"easy": "Robot facile", "medium": "Robot moyen", "strong": "Robot f
 # A table nobody joined (or everyone left before the start) is dropped after this long.
 EMPTY_TABLE_TTL_MS = 3600 * 1000
 LISTED_FRESH_MS = 10 * 60 * 1000
+# Full states (journal included) kept in memory for repeated snapshots.
+FULL_STATE_CACHE = 32
 
 
 # The OS's randomness; stateless, so one instance serves every table (each SystemRandom() would carry an
@@ -90,6 +91,8 @@ class Socket(Protocol):
 
     def buffered(self) -> int: ...
 
+    def too_slow(self) -> bool: ...
+
     def close_soon(self, code: int, message: bytes = b"") -> None: ...
 
     async def close(self, *, code: int = 1000, message: bytes = b"") -> bool: ...
@@ -98,9 +101,9 @@ class Socket(Protocol):
 class Conn:
     """One WebSocket connection: its seat (None: spectator or not joined) and its outbound frames.
 
-    Frames are written to the socket at once, in order; the socket's transport buffers what the peer has
-    not taken yet, and a peer that lets more than :data:`SLOW_BYTES` pile up is closed (it can rejoin and
-    resync). No queue and no sender task per socket: thousands of them would cost memory.
+    Frames are written to the socket at once, in order; the socket buffers what the peer has not taken
+    yet, and a peer that lets more than its output cap (``--output-cap-kib``) pile up is closed with 4002
+    (it can rejoin and resync). No sender task per socket: thousands of them would cost memory.
     """
 
     __slots__ = ("closing", "joined", "peer", "seat", "table", "ws")
@@ -117,7 +120,7 @@ class Conn:
         """Send a frame now; a peer too slow to take its frames is closed with 4002."""
         if self.closing:
             return
-        if self.ws.buffered() > SLOW_BYTES:
+        if self.ws.too_slow():
             self.close_soon(CLOSE_SLOW, "too slow")
             return
         try:
@@ -199,6 +202,9 @@ class Referee:
         self._last_gc = 0
         self._closed = False
         self.started = time.monotonic()
+        # The last full states read back from SQLite (table id -> (its fold, full state)): snapshots asked again
+        # and again, and bots, are served from memory; bounded, least recently used out.
+        self._full: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     def _rng(self, table_id: str) -> random.Random:
@@ -330,11 +336,19 @@ class Referee:
         """``table.state`` with its journal (elided in memory, see :func:`elide_journal`) read back from
         SQLite: what ``engine.view`` and the game record need. Raises StoreError / sqlite3.Error."""
         version = int(table.state.version)
+        cached = self._full.get(table.id)
+        if cached is not None and cached[0] is table.state:  # the fold it was read for is still current
+            self._full.move_to_end(table.id)
+            return cached[1]
         rows = self.store.events(table.id)
         if len(rows) < version:
             raise StoreError(f"table {table.id}: the journal has {len(rows)} events, the table {version}")
         events = tuple(engine.event_from_dict(row.body) for row in rows[:version])
-        return dataclasses.replace(table.state, events=events)
+        state = dataclasses.replace(table.state, events=events)
+        self._full[table.id] = (table.state, state)
+        if len(self._full) > FULL_STATE_CACHE:
+            self._full.popitem(last=False)
+        return state
 
     def get(self, table_id: str) -> Table | None:
         return self.tables.get(table_id)
