@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, Final
 
 MAX_ID = 64
@@ -156,7 +156,8 @@ def parse_frame(text: str) -> ClientMessage:
         return ClientMessage(kind, msg_id, swap=rack.upper())
     if kind == "resync":
         since = obj.get("since")
-        if since is not None and (not isinstance(since, int) or isinstance(since, bool) or not 0 <= since < 2**53):
+        bad_type = not isinstance(since, int) or isinstance(since, bool)
+        if since is not None and (bad_type or not 0 <= since < 2**53):
             raise _bad("since", "must be a non-negative integer", msg_id)
         return ClientMessage(kind, msg_id, since=since)
     return ClientMessage(kind, msg_id)

@@ -202,8 +202,8 @@ class Referee:
         self._last_gc = 0
         self._closed = False
         self.started = time.monotonic()
-        # The last full states read back from SQLite (table id -> (its fold, full state)): snapshots asked again
-        # and again, and bots, are served from memory; bounded, least recently used out.
+        # The last full states read back from SQLite (table id -> (its fold, full state)): snapshots asked
+        # again and again, and bots, are served from memory; bounded, least recently used out.
         self._full: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
 
     # -- lifecycle -----------------------------------------------------------------------------------------

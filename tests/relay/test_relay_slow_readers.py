@@ -120,7 +120,7 @@ async def test_a_hundred_sockets_that_never_read_are_closed_with_4002_within_the
 async def test_snapshots_are_rate_limited_per_connection_and_served_from_memory(
     relay: RunningRelay, session: aiohttp.ClientSession
 ) -> None:
-    table_id, (p0, _p1) = await seated_game(session, relay)
+    _table_id, (p0, _p1) = await seated_game(session, relay)
     store = relay.referee.store
     reads = 0
     real = store.events
