@@ -13,6 +13,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from math import ceil
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,6 +24,7 @@ import engine
 from relay.botdriver import BotDriver, load_default_driver
 from relay.config import Config
 from relay.lexicon import load_lexicon
+from relay.limits import Limits, address_key
 from relay.logs import access_log, client_warning
 from relay.metrics import Metrics
 from relay.protocol import ClientMessage, ProtocolError, RateLimiter, TileIn, parse_frame
@@ -42,23 +44,7 @@ HUB_KEY = web.AppKey("ws_hub", Hub)
 HEARTBEAT_SECONDS = 30.0
 
 
-class PerAddressLimits:
-    """Token bucket per client address for table creation (each table costs a journal row and memory)."""
-
-    def __init__(self, burst: float, rate: float) -> None:
-        self.burst, self.rate = burst, rate
-        self.buckets: dict[str, RateLimiter] = {}
-
-    def allow(self, address: str, now: float) -> bool:
-        bucket = self.buckets.get(address)
-        if bucket is None:
-            if len(self.buckets) > 10_000:
-                self.buckets.clear()  # crude bound on memory; at worst a burst is granted again
-            bucket = self.buckets[address] = RateLimiter(self.burst, self.rate, now)
-        return bucket.allow(now)
-
-
-CREATE_LIMITS_KEY = web.AppKey("create_limits", PerAddressLimits)
+LIMITS_KEY = web.AppKey("limits", Limits)
 
 HARD_FRAME_LIMIT = 64 * 1024
 MAX_BAD_FRAMES = 50
@@ -181,8 +167,13 @@ async def create_table(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
     config = request.app[CONFIG_KEY]
     client = request.app[CONFIG_KEY].client_address(request.remote, _forwarded_for(request))
-    if not request.app[CREATE_LIMITS_KEY].allow(client, time.monotonic()):
+    limits = request.app[LIMITS_KEY]
+    if not limits.creations.allow(address_key(client), time.monotonic()):
         return _error(429, "rate_limited", "too many tables created from this address; try again shortly")
+    if limits.idle_waiting(referee, time.monotonic()) >= config.max_waiting_tables:
+        return _error(
+            503, "tables_busy", "too many tables are waiting for players on this relay; try again later"
+        )
     try:
         body = await request.json() if request.can_read_body else {}
     except (ValueError, RecursionError):
@@ -211,6 +202,7 @@ async def create_table(request: web.Request) -> web.Response:
     except sqlite3.Error:
         log.exception("cannot journal a new table")
         return _error(503, "journal_unavailable", "the relay cannot write its journal; try again later")
+    limits.created()
     path = f"/t/{table.id}"
     if config.public_url is not None:
         # Behind a reverse proxy the request says http://127.0.0.1:8080; players need the public address.
@@ -345,7 +337,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     # Computed now (the request is not kept): only a rematch needs it, and the sockets of one host share
     # the one interned string.
     link_base = sys.intern(_link_base(request))
-    session = GameSession(referee, config, table, link_base)
+    session = GameSession(referee, config, table, link_base, request.app[LIMITS_KEY])
     sock = WebSocket(
         session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT, max_output=config.output_cap_kib * 1024
     )
@@ -378,10 +370,13 @@ def _take_over(request: web.Request, transport: asyncio.Transport, sock: WebSock
 class GameSession:
     """The game behind one :class:`relay.ws.WebSocket`: its frames in order, rate limit, bad-frame count."""
 
-    __slots__ = ("bad", "config", "conn", "limiter", "link_base", "referee", "resyncs", "table")
+    __slots__ = ("bad", "config", "conn", "limiter", "limits", "link_base", "referee", "resyncs", "table")
 
-    def __init__(self, referee: Referee, config: Config, table: Table, link_base: str) -> None:
+    def __init__(
+        self, referee: Referee, config: Config, table: Table, link_base: str, limits: Limits | None = None
+    ) -> None:
         self.referee = referee
+        self.limits = limits or Limits.from_config(config)
         self.config = config
         self.table = table
         self.link_base = link_base
@@ -448,7 +443,12 @@ async def _on_frame(session: GameSession, conn: Conn, data: str, t0: float) -> i
                 conn, message.id, "rate_limited", "too many snapshots asked; wait a moment before a resync"
             )
             return 0
-        await dispatch(referee, table, conn, message, t0, link_base=session.link_base)
+        if message.type == "place" and not _probe_allowed(session, conn, message.id):
+            return 0
+        events = await dispatch(referee, table, conn, message, t0, link_base=session.link_base)
+        if events and type(events[-1]).__name__ == "Rejected":
+            # Unknown words: besides the seat's reserve (the rules), the address's budget across tables.
+            session.limits.probes.charge(address_key(conn.peer), time.monotonic())
         return 0
     except ProtocolError as err:
         referee.send_error(conn, err.msg_id, err.code, err.message, err.params)
@@ -467,6 +467,22 @@ async def _on_frame(session: GameSession, conn: Conn, data: str, t0: float) -> i
             log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
         referee.send_error(conn, msg_id, "internal_error", "the relay could not process this frame")
     return 1
+
+
+def _probe_allowed(session: GameSession, conn: Conn, msg_id: str | None) -> bool:
+    """Whether this address may still have words checked; if not, answer ``probe_limit``."""
+    probes, key, now = session.limits.probes, address_key(conn.peer), time.monotonic()
+    if probes.available(key, now):
+        return True
+    wait = probes.wait(key, now)
+    session.referee.send_error(
+        conn,
+        msg_id,
+        "probe_limit",
+        f"too many unknown words tried from this address; wait {ceil(wait)} s",
+        {"seconds": ceil(wait), "next_try_ms": session.referee.now_ms() + ceil(wait * 1000)},
+    )
+    return False
 
 
 def _resync_allowed(session: GameSession) -> bool:
@@ -504,13 +520,14 @@ def _tile(t: TileIn) -> Any:
 
 async def dispatch(
     referee: Referee, table: Table, conn: Conn, m: ClientMessage, t0: float, *, link_base: str = ""
-) -> None:
+) -> list[Any]:
     """Route one valid client frame. Raises RelayError (answered by the caller) for relay-level refusals.
+    Returns the events of a game action ([] for other frames).
 
     ``link_base`` (the relay's public address) prefixes the shareable link of a rematch table."""
     if m.type == "ping":
         conn.send(dumps({"type": "pong", "id": m.id, "now": referee.now_ms()}))
-        return
+        return []
     if m.type in ("join", "watch"):
         # A spectator (or a seat that left before the start) may still take a seat on the same socket.
         if conn.joined and (conn.seat is not None or m.type == "watch"):
@@ -525,19 +542,19 @@ async def dispatch(
         else:
             assert m.name is not None
             await referee.join_by_name(table, conn, m.name, m.id, t0)
-        return
+        return []
     if not conn.joined:
         raise _Refusal(m.id, "not_joined", "send a join (or watch) frame first")
     if m.type == "resync":
         async with table.lock:
             referee.snapshot(table, conn)
-        return
+        return []
     if m.type == "rematch":
         try:
             await referee.rematch(table, conn, m.id, lambda new_id: f"{link_base}/t/{new_id}")
         except RelayError as err:
             raise _Refusal(m.id, err.code, err.message) from err
-        return
+        return []
     seat = conn.seat
     if seat is None:
         raise _Refusal(m.id, "not_a_seat", "spectators cannot act")
@@ -562,7 +579,7 @@ async def dispatch(
         command = lambda t: [engine.Play(_seat(conn), engine.Pass())]  # noqa: E731
     else:  # pragma: no cover - parse_frame admits only the types above
         raise _Refusal(m.id, "unknown_type", m.type)
-    await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0)
+    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0)
 
 
 _gc_started = 0.0
@@ -610,7 +627,7 @@ def create_app(
     app[CONFIG_KEY] = config
     app[METRICS_KEY] = Metrics()
     app[STATIC_KEY] = StaticSite(config.static, forbidden=_word_list_paths(config))
-    app[CREATE_LIMITS_KEY] = PerAddressLimits(config.create_burst, config.create_per_second)
+    app[LIMITS_KEY] = Limits.from_config(config)
     app[HUB_KEY] = hub = Hub(HEARTBEAT_SECONDS)
     clock = now_ms or wall_clock_ms
 

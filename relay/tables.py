@@ -516,8 +516,15 @@ class Referee:
                 del self.tables[table.id]
             elif (
                 table.seat_count() == 0
-                and now - table.created_ms >= EMPTY_TABLE_TTL_MS
                 and not table.watchers
+                and (
+                    now - table.created_ms >= EMPTY_TABLE_TTL_MS
+                    # Nobody ever sat there (its only event is its creation): a shorter life.
+                    or (
+                        int(table.state.version) <= 1
+                        and now - table.created_ms >= self.config.unjoined_table_seconds * 1000
+                    )
+                )
             ):
                 self.store.set_status(table.id, "abandoned", now)
                 del self.tables[table.id]

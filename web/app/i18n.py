@@ -266,6 +266,25 @@ STRINGS: dict[str, tuple[str, str]] = {
         "A new table can be proposed once the game is over.",
     ),
     "bad_origin": ("Ce site n'est pas autorisé par le serveur.", "This site is not allowed by the server."),
+    "probe_limit": (
+        "Trop de mots inconnus essayés depuis votre connexion, toutes tables confondues : "
+        "réessayez dans {seconds} s.",
+        "Too many unknown words tried from your connection, all tables together: "
+        "try again in {seconds} s.",
+    ),
+    "tables_busy": (
+        "Trop de tables attendent des joueurs sur ce serveur : réessayez plus tard.",
+        "Too many tables are waiting for players on this server: try again later.",
+    ),
+    "too_many_connections": (
+        "Trop de connexions depuis votre adresse : fermez quelques onglets.",
+        "Too many connections from your address: close a few tabs.",
+    ),
+    "relay_busy": ("Serveur saturé : réessayez dans un instant.", "Server busy: try again in a moment."),
+    "request_timeout": ("Requête trop lente.", "Request too slow."),
+    "body_too_large": ("Requête trop grosse.", "Request too large."),
+    "method_not_allowed": ("Méthode non permise.", "Method not allowed."),
+    "not_found": ("Introuvable.", "Not found."),
     "network_error": ("Serveur injoignable.", "Server unreachable."),
 }
 
