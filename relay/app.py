@@ -23,6 +23,7 @@ from aiohttp import web
 import engine
 from relay.botdriver import BotDriver, load_default_driver
 from relay.config import Config
+from relay.guard import MAX_BODY, Guard, guard_middleware, raise_nofile, serve
 from relay.lexicon import load_lexicon
 from relay.limits import Limits, address_key
 from relay.logs import access_log, client_warning
@@ -175,7 +176,8 @@ async def create_table(request: web.Request) -> web.Response:
             503, "tables_busy", "too many tables are waiting for players on this relay; try again later"
         )
     try:
-        body = await request.json() if request.can_read_body else {}
+        # The guard middleware has read the body already (within its timeout): empty means none.
+        body = await request.json() if await request.read() else {}
     except (ValueError, RecursionError):
         # ValueError: bad JSON, bad UTF-8, or an integer past Python's digit limit; RecursionError: nesting.
         return _error(400, "bad_request", "body must be a JSON object")
@@ -623,7 +625,7 @@ def create_app(
     ``bot_driver`` replaces ``relay.bots.driver()`` (None: no bots). The journal is opened and unfinished
     tables restored at startup (raises sqlite3.Error / relay.lexicon.LexiconError then).
     """
-    app = web.Application(middlewares=[headers_middleware], client_max_size=64 * 1024)
+    app = web.Application(middlewares=[headers_middleware, guard_middleware], client_max_size=MAX_BODY)
     app[CONFIG_KEY] = config
     app[METRICS_KEY] = Metrics()
     app[STATIC_KEY] = StaticSite(config.static, forbidden=_word_list_paths(config))
@@ -685,17 +687,21 @@ def create_app(
 
 
 def run(config: Config) -> None:
-    """Serve until SIGINT/SIGTERM (aiohttp's run_app handles both and shuts down gracefully)."""
-    app = create_app(config)
-    web.run_app(
-        app,
-        host=config.host,
-        port=config.port,
-        access_log=None,
-        print=None,
-        shutdown_timeout=5.0,
-        handle_signals=True,
+    """Serve until SIGINT/SIGTERM (then shut down gracefully), every connection through the guard."""
+    soft, hard = raise_nofile()
+    guard = Guard(config, soft)
+    log.info(
+        "descriptors",
+        extra={
+            "fields": {
+                "nofile_soft": soft,
+                "nofile_hard": hard,
+                "connections": guard.capacity,
+                "per_address": config.max_connections_per_address,
+            }
+        },
     )
+    serve(create_app(config), config, guard)
 
 
 __all__ = ["CONFIG_KEY", "METRICS_KEY", "REFEREE_KEY", "create_app", "run"]

@@ -8,6 +8,7 @@ import asyncio
 import gc
 import json
 import socket
+import threading
 from typing import Any
 
 import aiohttp
@@ -23,43 +24,64 @@ RESYNCS = 300
 CAP_KIB = 64  # the default is 256; smaller here to spare the CPU (each snapshot ~1 KB)
 
 
-async def _non_reader(url: str, table_id: str, resyncs: int) -> tuple[asyncio.StreamReader, Any, int]:
-    """An upgraded socket with a tiny receive buffer that asks ``resyncs`` snapshots and reads nothing."""
-    host, port = url.removeprefix("http://").split(":")
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
-    reader, writer = await asyncio.open_connection(sock=sock)
-    writer.write(
-        f"GET /ws/{table_id} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-        f"Connection: Upgrade\r\nSec-WebSocket-Key: {KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
-    )
-    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
-    assert head.startswith(b"HTTP/1.1 101 "), head
-    frames = [client_frame(0x1, json.dumps({"type": "watch", "id": "w"}).encode())]
-    frames += [client_frame(0x1, b'{"type":"resync"}') for _ in range(resyncs)]
-    writer.write(b"".join(frames))
-    return reader, writer, sock.getsockname()[1]
+class NonReader:
+    """A blocking client in its own thread (the relay's loop, busy with the others, cannot starve it):
+    upgrades with a tiny receive buffer, asks ``resyncs`` snapshots, then reads nothing until told."""
 
+    def __init__(self, url: str, table_id: str, resyncs: int) -> None:
+        host, port = url.removeprefix("http://").split(":")
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(10)
+        self.sock.connect((host, int(port)))
+        self.port = self.sock.getsockname()[1]
+        self.sock.sendall(
+            f"GET /ws/{table_id} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        self.buf = b""
+        while b"\r\n\r\n" not in self.buf:
+            self.buf += self.sock.recv(1)  # byte by byte: nothing past the answer's head is taken
+        assert self.buf.startswith(b"HTTP/1.1 101 "), self.buf
+        self.buf = b""
+        frames = [client_frame(0x1, json.dumps({"type": "watch", "id": "w"}).encode())]
+        frames += [client_frame(0x1, b'{"type":"resync"}') for _ in range(resyncs)]
+        self.sock.sendall(b"".join(frames))
+        self.go = threading.Event()
+        self.result: tuple[int, int] | BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
 
-async def _read_to_close(reader: asyncio.StreamReader) -> tuple[int, int]:
-    """Read every server frame to the close frame: (frames before it, close code). Raises if the stream
-    ends first or a frame is cut (1006 for a browser)."""
-    count = 0
-    while True:
-        b0, b1 = await asyncio.wait_for(reader.readexactly(2), 10)
-        n = b1 & 0x7F
-        if n == 126:
-            n = int.from_bytes(await reader.readexactly(2), "big")
-        elif n == 127:
-            n = int.from_bytes(await reader.readexactly(8), "big")
-        payload = await asyncio.wait_for(reader.readexactly(n), 10)
-        if b0 & 0x0F == 0x8:
-            return count, int.from_bytes(payload[:2], "big")
-        if b0 & 0x0F == 0x1:
-            json.loads(payload)  # whole frames only
-            count += 1
+    def _take(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError(f"stream ended with {len(self.buf)} of {n} bytes: a cut frame")
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def _run(self) -> None:
+        """Once told, read every frame to the close frame: (whole text frames before it, close code)."""
+        self.go.wait(60)
+        try:
+            count = 0
+            while True:
+                b0, b1 = self._take(2)
+                n = b1 & 0x7F
+                if n == 126:
+                    n = int.from_bytes(self._take(2), "big")
+                elif n == 127:
+                    n = int.from_bytes(self._take(8), "big")
+                payload = self._take(n)
+                if b0 & 0x0F == 0x8:
+                    self.result = (count, int.from_bytes(payload[:2], "big"))
+                    return
+                if b0 & 0x0F == 0x1:
+                    json.loads(payload)  # whole frames only
+                    count += 1
+        except BaseException as exc:  # handed to the test
+            self.result = exc
 
 
 async def test_a_hundred_sockets_that_never_read_are_closed_with_4002_within_their_cap(
@@ -72,36 +94,31 @@ async def test_a_hundred_sockets_that_never_read_are_closed_with_4002_within_the
         table_id, players = await seated_game(session, relay)
         hub = relay.app[HUB_KEY]
         peak = 0
-
-        async def one() -> tuple[int, int, Any]:
-            nonlocal peak
-            reader, writer, port = await _non_reader(relay.url, table_id, RESYNCS)
-            for _ in range(3000):  # until the relay tells it 4002 (30 s at most)
-                mine = [
-                    s
-                    for s in hub.sockets
-                    if s.transport and s.transport.get_extra_info("peername")[1] == port
-                ]
-                if mine:
-                    peak = max(peak, mine[0].buffered())
-                    if mine[0].close_sent:
-                        assert mine[0].close_code == CLOSE_SLOW
-                        break
-                await asyncio.sleep(0.01)
-            else:
-                raise AssertionError("a non-reader was never closed")
-            # A late reader still gets whole frames, then the close frame: 4002, not a cut stream (1006).
-            count, code = await _read_to_close(reader)
-            return count, code, writer
-
-        results = await asyncio.gather(*(one() for _ in range(SOCKETS)))
+        clients = await asyncio.gather(
+            *(asyncio.to_thread(NonReader, relay.url, table_id, RESYNCS) for _ in range(SOCKETS))
+        )
+        waiting = {c.port: c for c in clients}
+        for _ in range(3000):  # until the relay has told every one 4002 (30 s at most)
+            for sock in list(hub.sockets):
+                port = sock.transport.get_extra_info("peername")[1] if sock.transport else None
+                if port in waiting:
+                    peak = max(peak, sock.buffered())
+                    if sock.close_sent:
+                        assert sock.close_code == CLOSE_SLOW
+                        waiting.pop(port).go.set()  # a late reader: it starts reading now
+            if not waiting:
+                break
+            await asyncio.sleep(0.01)
+        assert not waiting, f"{len(waiting)} non-readers were never closed"
         # The cap plus the last frame and the transport's high-water mark: never the whole backlog.
         assert peak <= CAP_KIB * 1024 + ws.WRITE_HIGH_WATER, peak
-        assert {code for _, code, _ in results} == {CLOSE_SLOW}
-        assert all(count >= 1 for count, _, _ in results)
-        clients = [(None, writer, None) for _, _, writer in results]
-        for _, writer, _ in clients:
-            writer.close()
+        for c in clients:
+            await asyncio.to_thread(c.thread.join, 20)
+        # A late reader still gets whole frames, then the close frame: 4002, not a cut stream (1006).
+        assert all(isinstance(c.result, tuple) for c in clients), [c.result for c in clients][:3]
+        assert {c.result[1] for c in clients if isinstance(c.result, tuple)} == {CLOSE_SLOW}
+        for c in clients:
+            c.sock.close()
         for _ in range(500):
             if len(hub) == len(players):
                 break
@@ -109,6 +126,7 @@ async def test_a_hundred_sockets_that_never_read_are_closed_with_4002_within_the
         assert len(hub) == len(players) and relay.referee.sockets == len(players)
         # The players at the table were never slowed down, and nothing of the readers stays in memory.
         assert (await players[0].send({"type": "ping"}))["type"] == "pong"
+        del sock  # the test's own last reference
         gc.collect()
         alive = [o for o in gc.get_objects() if isinstance(o, ws.WebSocket)]
         assert len(alive) == len(players), len(alive)
