@@ -27,6 +27,7 @@ import functools
 import json
 import logging
 import resource
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from http import HTTPStatus
 from ipaddress import ip_address
@@ -121,7 +122,11 @@ class Guard:
         self.total = 0
         self.conns: dict[str, int] = {}
         self.pending: dict[str, int] = {}
+        # Connections without a request in progress, oldest first: at capacity the oldest is dropped to
+        # make room (a flood of half-open connections cannot lock anyone out, nor /healthz).
+        self.idle: OrderedDict[GuardedHandler, None] = OrderedDict()
         self.refused = 0
+        self.evicted = 0
 
     def key_of(self, host: str) -> str | None:
         """The per-address key of a TCP peer; None for a trusted proxy (its clients are behind it)."""
@@ -135,7 +140,12 @@ class Guard:
 
     def open(self, key: str | None) -> str:
         """A new connection: ``"ok"``, ``"busy"`` (past the capacity: monitoring only), or a refusal
-        (``"full"``: close at once; ``"too_many"``: answer 429). Counted unless refused."""
+        (``"full"``: close at once; ``"too_many"``: answer 429). Counted unless refused. At capacity the
+        oldest connection without a request in progress is closed first."""
+        if self.total >= self.capacity and self.idle:
+            oldest, _ = self.idle.popitem(last=False)
+            self.evicted += 1
+            oldest.evict()
         if self.total >= self.limit:
             self.refused += 1
             return "full"
@@ -155,7 +165,11 @@ class Guard:
         if key is not None:
             _drop(self.conns, key)
 
-    def set_pending(self, key: str | None, pending: bool) -> None:
+    def set_pending(self, handler: GuardedHandler, key: str | None, pending: bool) -> None:
+        if pending:
+            self.idle[handler] = None
+        else:
+            self.idle.pop(handler, None)
         if key is None:
             return
         if pending:
@@ -207,18 +221,33 @@ class GuardedHandler(RequestHandler):
             transport.close()
             return
         self._key, self._counted, self._pending, self._tcp = key, True, True, transport
+        guard.idle[self] = None  # pending from the start (counted per address by open())
         self.limited = verdict == "busy"
 
     def request_started(self) -> None:
         if self._pending:
             self._pending = False
-            self._guard.set_pending(self._key, False)
+            self._guard.set_pending(self, self._key, False)
 
     def request_done(self) -> None:
         tcp = self._tcp
         if self._counted and not self._pending and tcp is not None and not tcp.is_closing():
             self._pending = True  # idle on keep-alive until its next request
-            self._guard.set_pending(self._key, True)
+            self._guard.set_pending(self, self._key, True)
+
+    def evict(self) -> None:
+        """Closed to make room at capacity (it had no request in progress); uncounted at once."""
+        if not self._counted:
+            return
+        self._counted = False
+        guard = self._guard
+        if self._pending:
+            self._pending = False
+            guard.set_pending(self, self._key, False)
+        guard.close(self._key)
+        tcp, self._tcp = self._tcp, None
+        if tcp is not None:
+            tcp.abort()
 
     def connection_lost(self, exc: BaseException | None) -> None:
         if self._counted:
@@ -227,7 +256,7 @@ class GuardedHandler(RequestHandler):
             self._tcp = None
             if self._pending:
                 self._pending = False
-                guard.set_pending(key, False)
+                guard.set_pending(self, key, False)
             successor = tcp.get_protocol() if tcp is not None and not tcp.is_closing() else None
             if isinstance(successor, WebSocket):
                 # The connection lives on as a game socket: its count goes when the socket does.
@@ -274,6 +303,9 @@ class GuardedRunner(web.AppRunner):
 
     def __init__(self, app: web.Application, *, guard: Guard, **kwargs: Any) -> None:
         kwargs.setdefault("keepalive_timeout", guard.timeout)
+        # After an answer sent before the body was read (413, 408), what the peer still sends is read and
+        # dropped this long (so that it gets the answer rather than a reset), then the connection closes.
+        kwargs.setdefault("lingering_time", min(2.0, guard.timeout))
         super().__init__(app, **kwargs)
         self.guard = guard
 
@@ -298,15 +330,15 @@ async def guard_middleware(request: web.Request, handler: Handler) -> web.Stream
         length = request.content_length
         if length is not None and length > MAX_BODY:
             return json_error(413, "body_too_large", f"request bodies are limited to {MAX_BODY} bytes")
-        if request.can_read_body:
-            timeout = guarded._guard.timeout if guarded is not None else 10.0
-            try:
-                async with asyncio.timeout(timeout):
-                    await request.read()  # kept by the request: the handler's json() reads it again
-            except TimeoutError:
-                client_warning("slow request body", "request_timeout", peer=request.remote)
-                return json_error(408, "request_timeout", f"the body must arrive within {timeout:g} s")
         try:
+            if request.can_read_body:
+                timeout = guarded._guard.timeout if guarded is not None else 10.0
+                try:
+                    async with asyncio.timeout(timeout):
+                        await request.read()  # kept by the request: the handler's json() reads it again
+                except TimeoutError:
+                    client_warning("slow request body", "request_timeout", peer=request.remote)
+                    return json_error(408, "request_timeout", f"the body must arrive within {timeout:g} s")
             return await handler(request)
         except web.HTTPException as exc:
             if exc.status < 400:
@@ -324,10 +356,9 @@ async def _json_http_error(request: web.Request, exc: web.HTTPException) -> web.
         allowed = await _allowed_methods(request)
         if allowed is None:
             return json_error(404, "not_found", f"no such endpoint {request.path[:100]}")
-        if allowed:
-            headers["Allow"] = ", ".join(sorted(allowed))
-        else:
-            headers["Allow"] = exc.headers.get("Allow", "GET, HEAD")
+        if not allowed:  # a static path: what the static handler said
+            allowed = {m.strip() for m in exc.headers.get("Allow", "GET,HEAD").split(",") if m.strip()}
+        headers["Allow"] = ", ".join(sorted(allowed))
         message = f"{request.method[:16]} is not allowed here; use {headers['Allow']}"
     elif status == 413:
         message = f"request bodies are limited to {MAX_BODY} bytes"
