@@ -7,16 +7,17 @@ opened in ``cleanup_ctx`` (so they close in reverse order) and reachable through
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from ipaddress import IPv6Address, ip_address
 from math import ceil
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -283,9 +284,12 @@ async def metrics(request: web.Request) -> web.Response:
 
 
 def origin_allowed(request: web.Request, allowed: tuple[str, ...], public_origin: str | None = None) -> bool:
-    """Same host as the request, the --public-url's origin, or listed with --allow-origin.
+    """The relay's own origin, the --public-url's origin, or listed with --allow-origin. No Origin: not a
+    browser, allowed.
 
-    No Origin: not a browser, allowed.
+    The relay's own origin is the address it was reached at (the listening socket's host and port, plus
+    ``localhost`` on loopback, plus the ``--host`` name), over plain ``http``: never the request's
+    ``Host`` header, which a page on another name (DNS rebinding) controls.
     """
     origin = request.headers.get("Origin")
     if origin is None:
@@ -295,10 +299,34 @@ def origin_allowed(request: web.Request, allowed: tuple[str, ...], public_origin
         return True
     if public_origin is not None and origin.lower() == public_origin:
         return True
-    parts = urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return False
-    return parts.netloc.lower() == (request.host or "").lower()
+    return origin.lower() in own_origins(request)
+
+
+def own_origins(request: web.Request) -> set[str]:
+    """``http://host:port`` origins of this relay as the connection reached it (see origin_allowed)."""
+    transport = request.transport
+    sockname = transport.get_extra_info("sockname") if transport is not None else None
+    if not isinstance(sockname, tuple) or len(sockname) < 2:
+        return set()
+    host, port = str(sockname[0]), int(sockname[1])
+    names = {host}
+    with contextlib.suppress(ValueError):
+        ip = ip_address(host)
+        if isinstance(ip, IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+            names.add(str(ip))
+        if ip.is_loopback:
+            names |= {"localhost", "127.0.0.1", "::1"}
+    bind = request.app[CONFIG_KEY].host
+    if bind and bind not in ("0.0.0.0", "::"):
+        names.add(bind)
+    out = set()
+    for name in names:
+        shown = f"[{name}]" if ":" in name else name
+        out.add(f"http://{shown}:{port}".lower())
+        if port == 80:
+            out.add(f"http://{shown}".lower())
+    return out
 
 
 def _forwarded_for(request: web.BaseRequest) -> str:
