@@ -378,13 +378,34 @@ class WebSocket(asyncio.Protocol):
         self.close_sent = True
         self.close_code = code
         self._send(CloseConnection(code=code, reason=message[:123].decode("utf-8", "ignore")))
+        if self._paused:
+            # Read again (and drop what is not the peer's close): unread bytes at the end would make the
+            # kernel reset the connection over our close frame.
+            self._paused = False
+            with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
+                self.transport.resume_reading()
         self._linger()
 
     def _linger(self) -> None:
         """Once closing, the connection ends within :data:`CLOSE_TIMEOUT` seconds whatever the peer does
         (one that reads nothing would otherwise keep our close frame, and the socket, forever)."""
         if self._abort_timer is None and self.transport is not None:
+            self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, self._expire)
+
+    def _expire(self) -> None:
+        """The close handshake timed out. If everything we wrote (our close frame last) is with the
+        kernel, end gracefully: the descriptor goes now and the kernel still delivers the frames, then
+        FIN, to a peer that reads late. Otherwise drop the connection."""
+        self._abort_timer = None
+        transport = self.transport
+        if transport is None:
+            return
+        if transport.get_write_buffer_size() == 0 and not self._out:
+            transport.close()
+            # connection_lost follows; should it not (a transport that cannot close), drop it later.
             self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, self.abort)
+        else:
+            self.abort()
 
     async def close(self, *, code: int = CLOSE_NORMAL, message: bytes = b"") -> bool:
         """Close (see ``close_soon``) and wait until the connection is gone. Returns whether it was open."""

@@ -279,3 +279,50 @@ async def test_an_unknown_api_path_with_any_method_is_404_json(
     async with session.put(relay.url + "/api/nothing") as resp:
         assert resp.status == 404
         assert (await resp.json())["code"] == "not_found"
+
+
+def test_accept_running_out_of_descriptors_is_one_throttled_warning(caplog: pytest.LogCaptureFixture) -> None:
+    import errno
+    import logging
+
+    from relay.guard import loop_exception_handler
+
+    caplog.set_level(logging.INFO)
+    loop = asyncio.new_event_loop()
+    try:
+        for _ in range(200):  # what asyncio reports at each failed accept() (it retries after 1 s)
+            context = {
+                "message": "socket.accept() out of system resource",
+                "exception": OSError(errno.EMFILE, "Too many open files"),
+            }
+            loop_exception_handler(loop, context)
+    finally:
+        loop.close()
+    records = [r for r in caplog.records if r.name.startswith("lexio") or r.name == "asyncio"]
+    assert records and all(r.levelno == logging.WARNING and not r.exc_info for r in records)
+    assert len(records) <= 5
+
+
+def test_at_capacity_the_oldest_idle_connection_makes_room() -> None:
+    from relay.config import Config
+    from relay.guard import Guard
+
+    guard = Guard(Config(), nofile=64)  # reserve 32: capacity 32, nothing past 48
+
+    class Idle:
+        evicted = False
+
+        def evict(self) -> None:
+            self.evicted = True
+            guard.idle.pop(self, None)  # type: ignore[call-overload]
+            guard.close(None)
+
+    conns = []
+    for i in range(guard.capacity):
+        assert guard.open(None) == "ok"
+        conn = Idle()
+        guard.idle[conn] = None  # type: ignore[index]
+        conns.append(conn)
+    assert guard.open(None) == "ok"  # room made by closing the oldest idle one
+    assert conns[0].evicted and not conns[1].evicted
+    assert guard.total == guard.capacity
