@@ -318,7 +318,7 @@ def test_at_capacity_the_oldest_idle_connection_makes_room() -> None:
             guard.close(None)
 
     conns = []
-    for i in range(guard.capacity):
+    for _ in range(guard.capacity):
         assert guard.open(None) == "ok"
         conn = Idle()
         guard.idle[conn] = None  # type: ignore[index]
