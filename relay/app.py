@@ -400,7 +400,18 @@ def _take_over(request: web.Request, transport: asyncio.Transport, sock: WebSock
 class GameSession:
     """The game behind one :class:`relay.ws.WebSocket`: its frames in order, rate limit, bad-frame count."""
 
-    __slots__ = ("bad", "config", "conn", "limiter", "limits", "link_base", "referee", "resyncs", "table")
+    __slots__ = (
+        "bad",
+        "config",
+        "conn",
+        "deferred",
+        "limiter",
+        "limits",
+        "link_base",
+        "referee",
+        "resyncs",
+        "table",
+    )
 
     def __init__(
         self, referee: Referee, config: Config, table: Table, link_base: str, limits: Limits | None = None
@@ -414,6 +425,8 @@ class GameSession:
         self.limiter = RateLimiter(config.rate_burst, config.rate_per_second, time.monotonic())
         # Snapshots cost a view of the whole game: their own, slower budget (made on the first resync).
         self.resyncs: RateLimiter | None = None
+        # A resync asked past that budget: answered once the budget allows (one snapshot for all of them).
+        self.deferred: asyncio.TimerHandle | None = None
         self.bad = 0
 
     async def frame(self, data: str | bytes, t0: float) -> bool:
@@ -438,6 +451,9 @@ class GameSession:
     async def ended(self) -> None:
         """The socket is gone (or going): free the seat's connection. Idempotent."""
         conn, self.conn = self.conn, None
+        if self.deferred is not None:
+            self.deferred.cancel()
+            self.deferred = None
         if conn is None:
             return
         self.referee.sockets -= 1
@@ -469,9 +485,7 @@ async def _on_frame(session: GameSession, conn: Conn, data: str, t0: float) -> i
             referee.send_error(conn, message.id, "rate_limited", "too many frames; slow down")
             return 0
         if message.type == "resync" and not _resync_allowed(session):
-            referee.send_error(
-                conn, message.id, "rate_limited", "too many snapshots asked; wait a moment before a resync"
-            )
+            _defer_snapshot(session, conn)
             return 0
         if message.type == "place" and not _probe_allowed(session, conn, message.id):
             return 0
@@ -519,7 +533,31 @@ def _resync_allowed(session: GameSession) -> bool:
     now = time.monotonic()
     if session.resyncs is None:
         session.resyncs = RateLimiter(session.config.resync_burst, session.config.resync_per_second, now)
-    return session.resyncs.allow(now)
+    return session.deferred is None and session.resyncs.allow(now)
+
+
+def _defer_snapshot(session: GameSession, conn: Conn) -> None:
+    """Answer a resync past the connection's budget later, when the budget allows; resyncs asked
+    meanwhile are answered by that same snapshot (it is the latest state anyway)."""
+    if session.deferred is not None or session.resyncs is None:
+        return
+    wait = session.resyncs.wait(time.monotonic())
+    session.deferred = asyncio.get_running_loop().call_later(wait, _late_snapshot, session, conn)
+
+
+def _late_snapshot(session: GameSession, conn: Conn) -> None:
+    session.deferred = None
+    if session.conn is not conn or conn.closing or session.resyncs is None:
+        return  # gone meanwhile
+    if session.table.lock.locked():
+        # An action is being committed: the snapshot must follow it, not cut into it.
+        session.deferred = asyncio.get_running_loop().call_later(0.01, _late_snapshot, session, conn)
+        return
+    session.resyncs.allow(time.monotonic())
+    try:
+        session.referee.snapshot(session.table, conn)  # no await: nothing can take the lock meanwhile
+    except (sqlite3.Error, StoreError):
+        log.exception("deferred snapshot failed", extra={"fields": {"table": session.table.id}})
 
 
 class _Refusal(RelayError):

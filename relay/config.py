@@ -56,8 +56,8 @@ class Config:
     # Hardening (docs/hosting.md, "Limits"). A peer leaving more than this unread is closed with 4002.
     output_cap_kib: int = 256
     # Snapshots a connection may ask for (resync): a burst, then this many per second.
-    resync_burst: float = 5.0
-    resync_per_second: float = 0.5
+    resync_burst: float = 10.0
+    resync_per_second: float = 2.0
     # Unknown-word refusals per client address across all tables and seats: a burst, then one per period.
     probe_burst: float = 30.0
     probe_refill_seconds: float = 15.0
@@ -68,7 +68,7 @@ class Config:
     # TCP connections per client address (sockets and HTTP), and HTTP connections still waiting for
     # their request among them; headers and bodies must arrive within the request timeout.
     max_connections_per_address: int = 64
-    max_pending_per_address: int = 16
+    max_pending_per_address: int = 32
     request_timeout_seconds: float = 10.0
 
     def __post_init__(self) -> None:
@@ -292,14 +292,14 @@ def build_parser() -> argparse.ArgumentParser:
 # (flag, type, default, help): the limits of docs/hosting.md; each has its LEXIO_* variable.
 HARDENING_FLAGS: tuple[tuple[str, type, str, str], ...] = (
     ("--output-cap-kib", int, "256", "KiB a game socket may leave unread before it is closed (4002)"),
-    ("--resync-burst", float, "5", "snapshots a connection may ask for at once"),
-    ("--resync-per-second", float, "0.5", "sustained snapshots per second per connection"),
+    ("--resync-burst", float, "10", "snapshots a connection may ask for at once (more wait)"),
+    ("--resync-per-second", float, "2", "sustained snapshots per second per connection"),
     ("--probe-burst", float, "30", "unknown-word refusals per address, all tables together"),
     ("--probe-refill-seconds", float, "15", "seconds for one more unknown-word refusal per address"),
     ("--max-waiting-tables", int, "2000", "waiting tables with nobody connected, relay-wide"),
     ("--unjoined-table-seconds", float, "600", "life of a table nobody sat at"),
     ("--max-connections-per-address", int, "64", "concurrent TCP connections per client address"),
-    ("--max-pending-per-address", int, "16", "HTTP connections per address still sending their request"),
+    ("--max-pending-per-address", int, "32", "connections per address that have not sent a request yet"),
     ("--request-timeout-seconds", float, "10", "time to send request headers, or a body"),
 )
 

@@ -7,8 +7,8 @@ for what aiohttp answers by itself.
   at once. The loop therefore never runs out of descriptors because of clients, and ``/healthz`` answers.
 - Per client address (IPv4, or IPv6 /64; trusted proxies exempt: their clients are behind them) at most
   ``--max-connections-per-address`` TCP connections (game sockets included), of which at most
-  ``--max-pending-per-address`` HTTP connections without a request in progress (idle or still sending
-  headers). Past either, the connection gets ``429 too_many_connections`` and is closed.
+  ``--max-pending-per-address`` that have not sent a whole request yet (half-open). Past either, the
+  connection gets ``429 too_many_connections`` and is closed.
 - Headers must arrive within ``--request-timeout-seconds`` of the connection (or of the previous
   answer: aiohttp's keep-alive timeout), a body within as long again; a body declared larger than
   :data:`MAX_BODY` is refused at once with ``413 body_too_large``.
@@ -122,8 +122,9 @@ class Guard:
         self.total = 0
         self.conns: dict[str, int] = {}
         self.pending: dict[str, int] = {}
-        # Connections without a request in progress, oldest first: at capacity the oldest is dropped to
-        # make room (a flood of half-open connections cannot lock anyone out, nor /healthz).
+        # Connections without a request in progress (half-open, or idle on keep-alive), oldest first: at
+        # capacity the oldest is dropped to make room (a flood of them cannot lock anyone out, nor /healthz).
+        # ``pending`` counts, per address, those that have not sent their first request yet.
         self.idle: OrderedDict[GuardedHandler, None] = OrderedDict()
         self.refused = 0
         self.evicted = 0
@@ -165,16 +166,9 @@ class Guard:
         if key is not None:
             _drop(self.conns, key)
 
-    def set_pending(self, handler: GuardedHandler, key: str | None, pending: bool) -> None:
-        if pending:
-            self.idle[handler] = None
-        else:
-            self.idle.pop(handler, None)
-        if key is None:
-            return
-        if pending:
-            self.pending[key] = self.pending.get(key, 0) + 1
-        else:
+    def first_request(self, key: str | None) -> None:
+        """A connection's first request arrived: it no longer counts as half-open for its address."""
+        if key is not None:
             _drop(self.pending, key)
 
 
@@ -190,14 +184,14 @@ class GuardedHandler(RequestHandler):
     """aiohttp's connection handler, counted by the :class:`Guard`; a game socket taking the connection
     over inherits the count (released when it goes)."""
 
-    __slots__ = ("_counted", "_guard", "_key", "_pending", "_tcp", "limited")
+    __slots__ = ("_counted", "_guard", "_half_open", "_key", "_tcp", "limited")
 
     def __init__(self, manager: web.Server, guard: Guard, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
         self._guard = guard
         self._key: str | None = None
         self._counted = False
-        self._pending = False
+        self._half_open = False
         self._tcp: asyncio.Transport | None = None
         self.limited = False
 
@@ -220,20 +214,27 @@ class GuardedHandler(RequestHandler):
             )
             transport.close()
             return
-        self._key, self._counted, self._pending, self._tcp = key, True, True, transport
-        guard.idle[self] = None  # pending from the start (counted per address by open())
+        self._key, self._counted, self._half_open, self._tcp = key, True, True, transport
+        guard.idle[self] = None  # no request in progress: evictable at capacity
         self.limited = verdict == "busy"
 
     def request_started(self) -> None:
-        if self._pending:
-            self._pending = False
-            self._guard.set_pending(self, self._key, False)
+        self._guard.idle.pop(self, None)
+        if self._half_open:
+            self._half_open = False
+            self._guard.first_request(self._key)
 
     def request_done(self) -> None:
         tcp = self._tcp
-        if self._counted and not self._pending and tcp is not None and not tcp.is_closing():
-            self._pending = True  # idle on keep-alive until its next request
-            self._guard.set_pending(self, self._key, True)
+        if self._counted and tcp is not None and not tcp.is_closing() and tcp.get_protocol() is self:
+            self._guard.idle[self] = None  # idle on keep-alive until its next request
+
+    def _forget(self) -> None:
+        guard = self._guard
+        guard.idle.pop(self, None)
+        if self._half_open:
+            self._half_open = False
+            guard.first_request(self._key)
 
     def evict(self) -> None:
         """Closed to make room at capacity (it had no request in progress); uncounted at once."""
@@ -241,9 +242,7 @@ class GuardedHandler(RequestHandler):
             return
         self._counted = False
         guard = self._guard
-        if self._pending:
-            self._pending = False
-            guard.set_pending(self, self._key, False)
+        self._forget()
         guard.close(self._key)
         tcp, self._tcp = self._tcp, None
         if tcp is not None:
@@ -254,9 +253,7 @@ class GuardedHandler(RequestHandler):
             self._counted = False
             guard, key, tcp = self._guard, self._key, self._tcp
             self._tcp = None
-            if self._pending:
-                self._pending = False
-                guard.set_pending(self, key, False)
+            self._forget()
             successor = tcp.get_protocol() if tcp is not None and not tcp.is_closing() else None
             if isinstance(successor, WebSocket):
                 # The connection lives on as a game socket: its count goes when the socket does.

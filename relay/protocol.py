@@ -241,6 +241,11 @@ class RateLimiter:
         self._last = now
         self.strikes = 0
 
+    def wait(self, now: float) -> float:
+        """Seconds from ``now`` until a frame would be allowed (0: now)."""
+        tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+
     def allow(self, now: float) -> bool:
         self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
         self._last = now

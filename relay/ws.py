@@ -45,7 +45,7 @@ INBOX_LIMIT: Final = 32
 # close frame can jump, and which is dropped when the socket closes).
 WRITE_HIGH_WATER: Final = 64 * 1024
 # The kernel's send buffer for a game socket (Linux doubles it for its bookkeeping).
-KERNEL_SEND_BUFFER: Final = 64 * 1024
+KERNEL_SEND_BUFFER: Final = 32 * 1024
 # Default cap on what one peer may leave unread (transport buffer + queue) before it is closed as too slow.
 OUTPUT_CAP: Final = 256 * 1024
 
