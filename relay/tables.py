@@ -44,7 +44,7 @@ BOT_NAMES = {"easy": "Robot facile", "medium": "Robot moyen", "strong": "Robot f
 EMPTY_TABLE_TTL_MS = 3600 * 1000
 LISTED_FRESH_MS = 10 * 60 * 1000
 # Full states (journal included) kept in memory for repeated snapshots.
-FULL_STATE_CACHE = 32
+FULL_STATE_CACHE = 16
 
 
 # The OS's randomness; stateless, so one instance serves every table (each SystemRandom() would carry an
