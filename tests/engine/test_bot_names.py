@@ -13,6 +13,7 @@ from engine.game import is_bot_name
 @pytest.mark.parametrize("name", ["Robot", "robot 1", "ROBOT fort", " Robot  12 "])
 def test_robot_names_are_kept_for_computer_players(name: str) -> None:
     assert is_bot_name(name)
+
     def decide(state: e.GameState, cmd: e.Command) -> list[e.Event]:
         return e.decide(state, cmd, now_ms=0, rng=random.Random(1), lexicon=lambda words: ())
 

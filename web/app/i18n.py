@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from app.strings_ux import STRINGS_UX
+
 LANGS = ("fr", "en")
 
 # code -> (French, English). Placeholders use str.format names from the error's params.
@@ -269,6 +271,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "network_error": ("Serveur injoignable.", "Server unreachable."),
 }
 
+STRINGS.update(STRINGS_UX)
+
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}
 
@@ -311,6 +315,8 @@ class Translator:
         key = _ALIASES.get(code, code)
         if key == "bad_name" and (params or {}).get("reason") == "taken":
             key = "bad_name_taken"
+        elif key == "bad_name" and (params or {}).get("reason") == "reserved":
+            key = "name_reserved"
         if key not in STRINGS:
             key = "lexio_error"
         return self.t(key, **dict(params or {}))

@@ -15,7 +15,17 @@ from html import escape
 from typing import Any
 
 from app.i18n import Translator
-from app.state import LEVELS, TURN_CHOICES, UiState
+from app.screens import duration as _duration  # noqa: F401  (re-exported: tests, older callers)
+from app.screens import (  # noqa: F401  (home, invite, name_error, table_list: re-exported for the glue)
+    h1,
+    home,
+    invite,
+    name_error,
+    seat_name,
+    table_list,
+    watchers_text,
+)
+from app.state import LEVELS, UiState
 from app.timing import effective_deadline, format_countdown, remaining_ms, reserve_now, seconds_until
 from app.unseen import unseen_counts, unseen_total
 from engine.variants import BLANK, Kind, get_variant
@@ -87,67 +97,7 @@ def banner(state: UiState, tr: Translator, local_now: int) -> str:
     return "".join(parts)
 
 
-# -- home / lobby -----------------------------------------------------------------------------------------
-def _duration(tr: Translator, seconds: int) -> str:
-    if seconds < 60:
-        return tr.t("seconds_short", n=seconds)
-    text = tr.t("minutes_short", n=round(seconds / 60, 1)).replace(".0", "")
-    return text.replace(".", ",") if tr.lang == "fr" else text
-
-
-def home(state: UiState, tr: Translator) -> str:
-    options = "".join(
-        f'<option value="{s}"{" selected" if s == state.turn_seconds else ""}>{_e(_duration(tr, s))}</option>'
-        for s in TURN_CHOICES
-    )
-    return (
-        '<section class="home" aria-labelledby="home-title">'
-        f'<h1 id="home-title">{_e(tr.t("app_title"))}</h1>'
-        '<div class="card">'
-        f'<label for="name-input">{_e(tr.t("your_name"))}</label>'
-        # No maxlength: browsers count UTF-16 units, the table counts characters (an emoji is 1, not 2).
-        '<input id="name-input" name="name" autocomplete="nickname" '
-        f'value="{_e(state.name)}" data-bind="name" required aria-describedby="name-hint">'
-        f'<p class="hint muted" id="name-hint">{_e(tr.t("name_hint"))}</p>'
-        "</div>"
-        '<form class="card" id="create-form" data-act="create" onsubmit="return false">'
-        f"<h2>{_e(tr.t('create_table'))}</h2>"
-        f'<label for="turn-select">{_e(tr.t("turn_time"))}</label>'
-        f'<select id="turn-select" data-bind="turn_seconds">{options}</select>'
-        f'<label class="check"><input type="checkbox" id="public-check" data-bind="public"'
-        f"{' checked' if state.public else ''}> {_e(tr.t('public_table'))}</label>"
-        '<button type="button" id="create-table" class="primary" data-act="create">'
-        f"{_e(tr.t('create_table'))}</button>"
-        "</form>"
-        '<section class="card" aria-labelledby="open-title"><h2 id="open-title">'
-        f"{_e(tr.t('open_tables'))}</h2>"
-        f'<button type="button" id="refresh-tables" data-act="refresh">{_e(tr.t("refresh"))}</button>'
-        f'<div id="table-list" data-testid="table-list">{table_list(state, tr)}</div></section>'
-        '<form class="card" id="link-form" onsubmit="return false">'
-        f"<h2>{_e(tr.t('join_by_link'))}</h2>"
-        f'<label for="link-input">{_e(tr.t("link_or_code"))}</label>'
-        '<input id="link-input" name="link" autocomplete="off">'
-        f'<button type="button" id="join-link" data-act="join-link">{_e(tr.t("join"))}</button>'
-        "</form></section>"
-    )
-
-
-def table_list(state: UiState, tr: Translator) -> str:
-    if not state.tables:
-        return f'<p class="muted">{_e(tr.t("no_open_tables"))}</p>'
-    rows = []
-    for t in state.tables:
-        names = ", ".join(str(s.get("name", "?")) for s in t.get("seats") or ())
-        rows.append(
-            f'<li data-testid="open-table"><span>{_e(names or "—")}</span> '
-            f'<span class="muted">{_e(tr.t("seconds_short", n=t.get("turn_seconds", "?")))} · '
-            f"{_e(tr.t('free_n', n=t.get('free', '?')))}</span> "
-            f'<button type="button" data-act="join" data-arg="{_e(t.get("id", ""))}">'
-            f"{_e(tr.t('join'))}</button></li>"
-        )
-    return f'<ul class="tables">{"".join(rows)}</ul>'
-
-
+# -- home / lobby: app.screens (re-exported here) ----------------------------------------------------------
 # -- waiting room -----------------------------------------------------------------------------------------
 def waiting(state: UiState, tr: Translator, link: str) -> str:
     v = state.view or {}
@@ -160,10 +110,19 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
         if s.get("bot"):
             marks.append(f"{tr.t('bot_marker')} ({tr.t('level_' + str(s['bot']))})")
         cls, conn = _presence(state, tr, s)
+        remove = ""
+        if s.get("bot") and state.seat == 0:
+            name = str(s.get("name", "?"))
+            remove = (
+                '<button type="button" class="small" data-act="remove-bot" '
+                f'data-arg="{int(s.get("seat", 0))}" '
+                f'aria-label="{_attr_t(tr, "remove_bot_label", name=name)}">{_e(tr.t("remove_bot"))}</button>'
+            )
         items.append(
-            f'<li data-testid="seat"><span class="seatno">{int(s.get("seat", 0)) + 1}.</span> '
+            f'<li data-testid="seat"{" data-bot" if s.get("bot") else ""}>'
+            f'<span class="seatno">{int(s.get("seat", 0)) + 1}.</span> '
             f"<b>{_e(s.get('name', '?'))}</b> {_e(' '.join(marks))} "
-            f'<span class="conn {cls}">{_e(conn)}</span></li>'
+            f'<span class="conn {cls}">{_e(conn)}</span>{remove}</li>'
         )
     host = state.seat == 0
     controls = []
@@ -195,12 +154,12 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
         )
     return (
         '<section class="waiting card" aria-labelledby="wait-title">'
-        f'<h1 id="wait-title">{_e(tr.t("waiting_room"))}</h1>'
-        f'<div class="row"><input id="share-link" readonly value="{_e(link)}" '
+        + h1("wait-title", tr.t("waiting_room"))
+        + f'<div class="row"><input id="share-link" readonly value="{_e(link)}" '
         f'aria-label="{_attr_t(tr, "copy_link")}">'
         f'<button type="button" id="copy-link" data-act="copy-link">{_e(tr.t("copy_link"))}</button></div>'
         f'<h2>{_e(tr.t("seats"))}</h2><ol class="seats" id="seat-list">{"".join(items)}</ol>'
-        f"{''.join(controls)}</section>"
+        f"{''.join(controls)}{_watchers(state, tr)}</section>"
     )
 
 
@@ -208,10 +167,16 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
 TABLE_REGIONS = ("t-status", "t-board", "t-rack", "t-preview", "t-players", "t-journal", "t-unseen")
 
 
+def _watchers(state: UiState, tr: Translator) -> str:
+    n = state.watchers
+    return f'<p class="watchers muted" data-testid="watchers">{_e(watchers_text(tr, n))}</p>' if n else ""
+
+
 def table_skeleton(tr: Translator) -> str:
     return (
         '<div class="table-screen">'
-        '<div class="col-board">'
+        + h1("table-title", tr.t("table_title")).replace("<h1 ", '<h1 class="sr" ', 1)
+        + '<div class="col-board">'
         # The countdown ticks every second: no live region here (the clock has role=timer).
         '<div id="t-status" class="status"></div>'
         '<div id="t-announce" class="sr" aria-live="polite"></div>'
@@ -347,6 +312,12 @@ def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None
 
 
 def rack_area(state: UiState, tr: Translator) -> str:
+    if state.seat is None and not state.demo:
+        # A spectator has no rack, no reserve and no play controls: only who is watching.
+        return (
+            f'<p class="watching" data-testid="watching">{_e(tr.t("watching_you"))} '
+            f"{_e(watchers_text(tr, state.watchers)) if state.watchers else ''}</p>"
+        )
     variant = state.variant
     rack = state.rack
     tiles = []
@@ -484,6 +455,14 @@ def status(state: UiState, tr: Translator, server_now: int) -> str:
     reserve = tr.t("reserve", tries=tries if tries is not None else "–")
     if refill is not None:
         reserve += " · " + tr.t("reserve_refill", seconds=refill)
+    watching = (
+        f'<span class="watchers" data-testid="watchers">{_e(watchers_text(tr, state.watchers))}</span>'
+        if state.watchers
+        else ""
+    )
+    reserve_html = (
+        f'<span class="reserve" data-testid="reserve">{_e(reserve)}</span>' if state.seat is not None else ""
+    )
     return (
         f'<span class="turn{" mine" if state.my_turn else ""}" data-testid="turn">'
         f"{'▶ ' if state.my_turn else ''}{_e(who)}</span>"
@@ -491,7 +470,7 @@ def status(state: UiState, tr: Translator, server_now: int) -> str:
         f'aria-label="{_attr_t(tr, "time_left")}" '
         f'id="countdown" data-testid="countdown">{_e(tr.t("time_short"))} {_e(shown)}</span>'
         f'<span class="bag" data-testid="bag">{_e(tr.t("bag_n", n=v.get("bag_size", "?")))}</span>'
-        f'<span class="reserve" data-testid="reserve">{_e(reserve)}</span>'
+        f"{watching}{reserve_html}"
     )
 
 
@@ -519,7 +498,7 @@ def players(state: UiState, tr: Translator) -> str:
             f'<tr data-testid="player" data-seat="{seat}"{ON_TURN if on_turn else ""}>'
             f'<td>{"▶" if on_turn else ""}<span class="sr">'
             f"{_e(tr.t('on_turn')) if on_turn else ''}</span></td>"
-            f'<th scope="row">{_e(s.get("name", "?"))}{you}</th>'
+            f'<th scope="row">{_e(seat_name(tr, s))}{you}</th>'
             f'<td class="num" data-testid="player-score">{int(s.get("score", 0))}</td>'
             f"<td>{_e(tr.t('tiles_n', n=s.get('rack_size', 0)))}</td>"
             f'<td class="conn {cls}">{_e(conn)}</td></tr>'
@@ -579,7 +558,9 @@ def journal(state: UiState, tr: Translator) -> str:
     ]
     return (
         f"<h2>{_e(tr.t('journal'))}</h2>"
-        f'<ol class="journal" reversed data-testid="journal">{"".join(lines)}</ol>'
+        # Focusable: it scrolls, and a keyboard user must be able to scroll it.
+        f'<ol class="journal" reversed data-testid="journal" tabindex="0" '
+        f'aria-label="{_attr_t(tr, "journal_label")}">{"".join(lines)}</ol>'
     )
 
 
@@ -689,7 +670,7 @@ def end(state: UiState, tr: Translator, gcg_url: str) -> str:
         win = seat in winners
         rows.append(
             f'<tr data-testid="final-row"{WIN if win else ""}><th scope="row">{"★ " if win else ""}'
-            f'{_e(s.get("name", "?"))}</th><td class="num" data-testid="final-score">'
+            f'{_e(seat_name(tr, s))}</th><td class="num" data-testid="final-score">'
             f"{_e(score if score is not None else s.get('score', 0))}</td>"
             f'<td class="num">{_e(tr.t("adjustment", n=adj_txt)) if adj_txt else ""}</td>'
             # The cell stays a table cell (its border in line); the tiles' flex row is inside it.
@@ -701,8 +682,8 @@ def end(state: UiState, tr: Translator, gcg_url: str) -> str:
     reason_txt = {"out": tr.t("end_reason_out"), "scoreless": tr.t("end_reason_passes")}.get(str(reason), "")
     return (
         '<section class="end card" aria-labelledby="end-title">'
-        f'<h1 id="end-title">{_e(tr.t("game_over"))}</h1>'
-        f'<p class="winner-line" data-testid="winners">{_e(win_txt)}</p>'
+        + h1("end-title", tr.t("game_over"))
+        + f'<p class="winner-line" data-testid="winners">{_e(win_txt)}</p>'
         f'<p class="muted">{_e(reason_txt)}</p>'
         f'<table class="final" data-testid="final-scores"><caption>{_e(tr.t("final_scores"))}</caption>'
         f"<tbody>{''.join(rows)}</tbody></table>"
