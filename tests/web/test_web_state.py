@@ -345,6 +345,9 @@ NAMES = [
     "",
     "tab\there",
     "zwj\u200d",
+    "Robot 1",
+    "robot",
+    "Robotte",
 ]
 
 

@@ -301,13 +301,13 @@ def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None
     cols = "".join(f"<span>{chr(65 + c)}</span>" for c in range(variant.width))
     nums = "".join(f"<span>{r + 1}</span>" for r in range(variant.height))
     active = f' aria-activedescendant="sq-{state.cursor}"' if state.cursor else ""
+    help_html = f'<p class="kbd-help muted" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>'
     return (
         f'<div class="board-frame"><span></span><div class="coords cols" aria-hidden="true">{cols}</div>'
         f'<div class="coords rows" aria-hidden="true">{nums}</div>'
         f'<div id="board" class="board" role="grid" tabindex="0" data-testid="board" '
         f'style="--n:{variant.width}" aria-label="{_attr_t(tr, "board_label")}"{active}>{"".join(rows)}</div>'
-        "</div>"
-        f'<p class="kbd-help muted" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>'
+        "</div>" + (help_html if state.seat is not None or state.demo else "")
     )
 
 
