@@ -166,6 +166,17 @@ def warm_imports(main_py: Path) -> str:
     return ", ".join(dict.fromkeys(names))
 
 
+def write_rules(out: Path) -> None:
+    """The rules of the game (docs/rules.*.txt) as pages of the site, for the Rules link of every screen."""
+    sys.path.insert(0, str(WEB))
+    sys.path.insert(0, str(ROOT))
+    from app.rules_page import rules_page
+
+    for lang in ("fr", "en"):
+        text = (ROOT / "docs" / f"rules.{lang}.txt").read_text(encoding="utf-8")
+        (out / f"rules.{lang}.html").write_text(rules_page(lang, text), encoding="utf-8")
+
+
 def render_shell() -> tuple[str, str]:
     """Pre-render the lobby and an empty board with the app's own renderer (CPython, at build time)."""
     sys.path.insert(0, str(WEB))
@@ -239,6 +250,7 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     for f in src.iterdir():
         if f.is_file() and f.name != "lexio.css":  # inlined into index.html below
             shutil.copyfile(f, tmp / f.name)
+    write_rules(tmp)
     index = (tmp / "index.html").read_text(encoding="utf-8")
     # Inline the stylesheet: first paint then needs one response, not two.
     index = index.replace("/*LEXIO_CSS*/", (src / "lexio.css").read_text(encoding="utf-8"))

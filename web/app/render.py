@@ -76,6 +76,8 @@ def shell_header(state: UiState, tr: Translator) -> str:
     return (
         f'<a class="brand" href="/" id="home-link" data-act="home">{_e(tr.t("app_title"))}</a>'
         f'<span class="tagline">{_e(tr.t("tagline"))}</span>{conn}'
+        f'<a class="rules-link" id="rules-link" href="rules.{tr.lang}.html" target="_blank" rel="noopener">'
+        f"{_e(tr.t('rules'))}</a>"
         f'<button type="button" id="lang-switch" data-act="lang" data-arg="{other}" lang="{other}" '
         f'aria-label="{_attr_t(tr, "lang_switch_label")}">{_e(tr.t("lang_switch"))}</button>'
     )
@@ -185,11 +187,30 @@ def table_skeleton(tr: Translator) -> str:
         "</div>"
         '<aside class="col-side">'
         '<div id="t-preview" class="preview card" aria-live="polite" data-testid="preview"></div>'
-        '<div id="t-players" class="card"></div>'
-        '<details class="card" open><summary>' + _e(tr.t("legend")) + "</summary>" + legend(tr) + "</details>"
-        '<div id="t-unseen" class="card"></div>'
-        '<div id="t-journal" class="card"></div>'
-        "</aside></div>"
+        '<div id="t-players" class="card players-card"></div>'
+        # Secondary panels are drawers: folded on a phone, opened by the page on a wide screen.
+        + drawer("d-journal", tr.t("journal"), '<div id="t-journal"></div>')
+        + drawer("d-unseen", tr.t("unseen"), '<div id="t-unseen"></div>')
+        + drawer("d-legend", tr.t("legend"), legend(tr))
+        + drawer("d-help", tr.t("help"), help_text(tr))
+        + "</aside></div>"
+    )
+
+
+def drawer(did: str, title: str, body: str) -> str:
+    return (
+        f'<details class="card drawer" id="{did}" data-testid="{did}"><summary>{_e(title)}</summary>'
+        f"{body}</details>"
+    )
+
+
+def help_text(tr: Translator) -> str:
+    """The keyboard, the reserve of refusals, the preview's promise, and the full rules."""
+    return (
+        f'<p class="kbd-help" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>'
+        f'<p data-testid="help-reserve">{_e(tr.t("help_reserve"))}</p>'
+        f'<p data-testid="help-preview">{_e(tr.t("help_preview"))}</p>'
+        f'<p><a href="rules.{tr.lang}.html" target="_blank" rel="noopener">{_e(tr.t("rules_full"))}</a></p>'
     )
 
 
@@ -209,7 +230,9 @@ def legend(tr: Translator) -> str:
 
 def _tile_html(letter: str, value: int, blank: bool, extra: str = "") -> str:
     cls = "tile blank" if blank else "tile"
-    return f'<span class="{cls}{extra}"><b>{_e(letter.upper())}</b><sub>{value}</sub></span>'
+    # A blank is worth nothing and shows no value: its dashed frame and italic letter say what it is.
+    sub = "" if blank else f"<sub>{value}</sub>"
+    return f'<span class="{cls}{extra}"><b>{_e(letter.upper())}</b>{sub}</span>'
 
 
 def hot_squares(state: UiState) -> set[str]:
@@ -301,13 +324,12 @@ def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None
     cols = "".join(f"<span>{chr(65 + c)}</span>" for c in range(variant.width))
     nums = "".join(f"<span>{r + 1}</span>" for r in range(variant.height))
     active = f' aria-activedescendant="sq-{state.cursor}"' if state.cursor else ""
-    help_html = f'<p class="kbd-help muted" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>'
     return (
         f'<div class="board-frame"><span></span><div class="coords cols" aria-hidden="true">{cols}</div>'
         f'<div class="coords rows" aria-hidden="true">{nums}</div>'
         f'<div id="board" class="board" role="grid" tabindex="0" data-testid="board" '
         f'style="--n:{variant.width}" aria-label="{_attr_t(tr, "board_label")}"{active}>{"".join(rows)}</div>'
-        "</div>" + (help_html if state.seat is not None or state.demo else "")
+        "</div>"
     )
 
 
@@ -347,9 +369,11 @@ def rack_area(state: UiState, tr: Translator) -> str:
         f'<button type="button" id="btn-recall" data-act="recall"{"" if state.pending else " disabled"}>'
         f"{_e(tr.t('recall'))}</button>"
         f'<button type="button" id="btn-shuffle" data-act="shuffle">{_e(tr.t("shuffle"))}</button>'
+        # The visible arrow and word are the name (axe: label-content-name-mismatch); the title explains.
         '<button type="button" id="btn-direction" data-act="direction" '
-        f'aria-label="{_attr_t(tr, "toggle_direction")}">'
-        f"{_e(direction)}</button>"
+        f'title="{_attr_t(tr, "toggle_direction")}">'
+        f'<span aria-hidden="true">{_e(direction[:1])}</span> <span class="dir-word">{_e(direction[2:])}</span>'
+        "</button>"
         f'<button type="button" id="btn-swap" data-act="swap"{swap_dis}>{_e(tr.t("swap"))}</button>'
         f'<button type="button" id="btn-pass" data-act="pass"{dis}>{_e(tr.t("pass"))}</button>'
         "</div>"
@@ -500,7 +524,7 @@ def players(state: UiState, tr: Translator) -> str:
             f"{_e(tr.t('on_turn')) if on_turn else ''}</span></td>"
             f'<th scope="row">{_e(seat_name(tr, s))}{you}</th>'
             f'<td class="num" data-testid="player-score">{int(s.get("score", 0))}</td>'
-            f"<td>{_e(tr.t('tiles_n', n=s.get('rack_size', 0)))}</td>"
+            f'<td class="tiles">{_e(tr.t("tiles_n", n=s.get("rack_size", 0)))}</td>'
             f'<td class="conn {cls}">{_e(conn)}</td></tr>'
         )
     return (

@@ -49,4 +49,22 @@ STRINGS_UX: dict[str, tuple[str, str]] = {
     "journal_label": ("Journal de la partie (défilant)", "Game log (scrolls)"),
     # help
     "rules": ("Règles", "Rules"),
+    "rules_label": ("Règles du jeu (nouvel onglet)", "Rules of the game (new tab)"),
+    "rules_full": ("Toutes les règles du jeu (nouvel onglet)", "The full rules of the game (new tab)"),
+    "rules_title": ("Règles de Lexio", "Rules of Lexio"),
+    "help": ("Aide", "Help"),
+    "help_reserve": (
+        "Réserve de refus : un coup refusé pour un mot inconnu consomme un essai (10 au plus, +1 toutes "
+        "les 15 s) ; un refus ne coûte ni point ni tour. Sans essai, vos poses sont refusées jusqu'à la "
+        "recharge ; échanger et passer restent possibles.",
+        "Reserve of refusals: a play refused for an unknown word uses one try (10 at most, +1 every 15 s); "
+        "a refusal costs no points and no turn. With no try left your plays are refused until the refill; "
+        "swapping and passing stay possible.",
+    ),
+    "help_preview": (
+        "L'aperçu calcule ce que vaudrait votre coup ; il ne promet pas que le coup sera accepté : "
+        "la table vérifie les mots quand vous jouez.",
+        "The preview computes what your play would score; it does not promise the play will be accepted: "
+        "the table checks the words when you play.",
+    ),
 }
