@@ -74,8 +74,10 @@ def _overlaps(page: Page) -> list[str]:
           for (const t of document.querySelectorAll('.sq .tile, #rack .tile')) {
             const b = t.querySelector('b'), s = t.querySelector('sub');
             if (!b || !s) continue;
-            const x = rect(b), y = rect(s);
-            if (x.right > y.left + 0.5 && y.right > x.left + 0.5 && x.bottom > y.top + 0.5 && y.bottom > x.top + 0.5)
+            const x = rect(b), y = s.getBoundingClientRect();
+            const apart = (a, b) => a.right <= b.left + 0.5 || b.right <= a.left + 0.5
+                                 || a.bottom <= b.top + 0.5 || b.bottom <= a.top + 0.5;
+            if (!apart(x, y))
               bad.push(t.textContent);
           }
           return bad;

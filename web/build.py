@@ -47,6 +47,13 @@ PACKAGES = {
         "sha512-GqM1aonc1N4RTkNZ1zJ8jJk8+i2cqeztZslPsAiQtn+wHHkUX9Z1FgIg4HjCvhBylB68UKmbTVTzOobpgPIMVQ==",
         "b2ca1a0c0956aebd990a7c8524cca1eb061444a8319a7264d2f31ef30bea276a",
     ),
+    # Test-only (never shipped in web/dist): the accessibility engine the e2e suite injects (e2e/a11y.py).
+    "axe": (
+        "axe-core@4.14.1",
+        "axe-core-4.14.1.tgz",
+        "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ==",
+        "e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745",
+    ),
 }
 # Versioned folders: the relay serves /runtime/<name>-<version>/ as immutable (a year, no revalidation).
 RUNTIME_DIRS = {"pyodide": "runtime/pyodide-314.0.7", "pyscript": "runtime/pyscript-core-0.7.31"}

@@ -228,10 +228,17 @@ def legend(tr: Translator) -> str:
     return f'<ul class="legend" data-testid="legend">{"".join(items)}</ul>'
 
 
+def value_html(value: int) -> str:
+    """A tile's value, drawn by CSS from ``data-v``: not text of the page, so a square's or a rack tile's
+    visible text is its letter alone, which its accessible name starts with (axe:
+    label-content-name-mismatch); the name says the value in words."""
+    return f'<sub data-v="{value}" aria-hidden="true"></sub>'
+
+
 def _tile_html(letter: str, value: int, blank: bool, extra: str = "") -> str:
     cls = "tile blank" if blank else "tile"
     # A blank is worth nothing and shows no value: its dashed frame and italic letter say what it is.
-    sub = "" if blank else f"<sub>{value}</sub>"
+    sub = "" if blank else value_html(value)
     return f'<span class="{cls}{extra}"><b>{_e(letter.upper())}</b>{sub}</span>'
 
 
@@ -272,6 +279,7 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
         classes = ["sq", f"k-{code}"]
         label_kind = tr.t("kind_" + code) if kind is not Kind.PLAIN else ""
         inner = ""
+        lbl = ""
         if sq in board:
             t = board[sq]
             blank = bool(t.get("blank"))
@@ -306,7 +314,13 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
         if sq == state.cursor:
             classes.append("cursor")
             classes.append("dir-across" if state.across else "dir-down")
-        label = ", ".join(x for x in (sq, label_kind, state_txt) if x)
+        # The name starts with what the square shows (its letter, or the premium's label), then where it is
+        # and what it is: "M x3, C1, mot x3, vide", "G, 3 pt, E7" (axe: label-content-name-mismatch).
+        shown = (lbl if sq not in board and sq not in pending else "") or ""
+        if sq in board or sq in pending:
+            label = ", ".join(x for x in (state_txt, sq, label_kind) if x)
+        else:
+            label = ", ".join(x for x in (shown, sq, label_kind, state_txt) if x)
         cells[sq] = (
             f'<div class="{" ".join(classes)}" id="sq-{sq}" data-sq="{sq}" role="gridcell" '
             f'aria-label="{_e(label)}"{SEL if sq == state.cursor else ""}>{inner}</div>'
@@ -353,7 +367,7 @@ def rack_area(state: UiState, tr: Translator) -> str:
             '<button type="button" class="tile '
             f'rack-tile{" blank" if blank else ""}{" selected" if sel else ""}" '
             f'data-rack="{i}" data-testid="rack-tile" aria-pressed="{"true" if sel else "false"}" '
-            f'aria-label="{_e(label)}"><b>{"?" if blank else _e(letter)}</b><sub>{value}</sub></button>'
+            f'aria-label="{_e(label)}"><b>{"?" if blank else _e(letter)}</b>{value_html(value)}</button>'
         )
     mine = state.my_turn and not state.cut_off  # a move made offline could not be sent
     busy = bool(state.awaiting)
@@ -372,7 +386,8 @@ def rack_area(state: UiState, tr: Translator) -> str:
         # The visible arrow and word are the name (axe: label-content-name-mismatch); the title explains.
         '<button type="button" id="btn-direction" data-act="direction" '
         f'title="{_attr_t(tr, "toggle_direction")}">'
-        f'<span aria-hidden="true">{_e(direction[:1])}</span> <span class="dir-word">{_e(direction[2:])}</span>'
+        f'<span aria-hidden="true">{_e(direction[:1])}</span> '
+        f'<span class="dir-word">{_e(direction[2:])}</span>'
         "</button>"
         f'<button type="button" id="btn-swap" data-act="swap"{swap_dis}>{_e(tr.t("swap"))}</button>'
         f'<button type="button" id="btn-pass" data-act="pass"{dis}>{_e(tr.t("pass"))}</button>'
