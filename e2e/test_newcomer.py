@@ -188,3 +188,37 @@ def test_computer_players_are_marked_and_removable_and_people_cannot_take_their_
     expect(page.locator("[data-testid=player][data-seat='2'] th")).to_have_text("Robot 1 (computer)")
     expect(page.locator("#table-title")).to_be_focused()
     assert page.locator("h1").count() == 1
+
+
+def test_dialogs_keep_the_focus_close_on_escape_and_give_it_back_and_the_board_shows_its_cursor(
+    players: Any, relay: Relay
+) -> None:
+    table_id = relay.create_table()
+    alice, bob = people = [players("Alice"), players("Bob")]
+    seat(people, relay.url, table_id)
+    alice.wait_my_turn()
+    page = alice.page
+    expect(page.locator("#table-title")).to_be_focused()
+    # Keyboard focus on the board shows the cursor square at once.
+    page.locator("#btn-shuffle").focus()
+    page.keyboard.press("Shift+Tab")
+    for _ in range(20):
+        if focused(alice) == "board":
+            break
+        page.keyboard.press("Shift+Tab")
+    assert focused(alice) == "board"
+    expect(page.locator("#sq-G7.cursor")).to_have_count(1)
+    expect(page.locator("#board")).to_have_attribute("aria-activedescendant", "sq-G7")
+    for opener, dialog in (("#btn-swap", "#swap-dialog"), ("#btn-pass", "#pass-dialog")):
+        page.locator(opener).focus()
+        page.keyboard.press("Enter")
+        modal = page.locator(f"{dialog}[role=dialog][aria-modal=true]")
+        expect(modal).to_have_count(1)
+        expect(page.locator(f"{dialog} button").first).to_be_focused()
+        # Tab and Shift+Tab stay inside the dialog.
+        for key in ["Tab"] * 12 + ["Shift+Tab"] * 12:
+            page.keyboard.press(key)
+            assert page.evaluate(f"!!document.activeElement.closest('{dialog}')"), key
+        page.keyboard.press("Escape")
+        expect(page.locator(dialog)).to_have_count(0)
+        expect(page.locator(opener)).to_be_focused()
