@@ -194,7 +194,7 @@ def test_dialogs_keep_the_focus_close_on_escape_and_give_it_back_and_the_board_s
     players: Any, relay: Relay
 ) -> None:
     table_id = relay.create_table()
-    alice, bob = people = [players("Alice"), players("Bob")]
+    alice, _bob = people = [players("Alice"), players("Bob")]
     seat(people, relay.url, table_id)
     alice.wait_my_turn()
     page = alice.page
@@ -222,3 +222,42 @@ def test_dialogs_keep_the_focus_close_on_escape_and_give_it_back_and_the_board_s
         page.keyboard.press("Escape")
         expect(page.locator(dialog)).to_have_count(0)
         expect(page.locator(opener)).to_be_focused()
+
+
+SEEN = """window.__seen = []; (function poll() {
+  const b = document.getElementById('load-progress'), l = document.getElementById('loading');
+  const t = document.getElementById('load-text');
+  if (b && l && t && !l.hidden) {
+    const s = [b.value, l.getAttribute('data-phase'), t.innerText];
+    const last = window.__seen[window.__seen.length - 1];
+    if (!last || last[0] !== s[0] || last[1] !== s[1]) window.__seen.push(s);
+  }
+  if (!document.documentElement || !document.documentElement.classList.contains('ready')) setTimeout(poll, 5);
+})();"""
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("fr", ("Téléchargement de Python…", "Démarrage de Python…")),
+        ("en", ("Downloading Python…", "Starting Python…")),
+    ],
+)
+def test_start_up_shows_the_runtime_bytes_received_then_python_starting_in_the_page_language(
+    players: Any, lang: str, words: tuple[str, str]
+) -> None:
+    p = players("Alice", locale="fr-FR" if lang == "fr" else "en-US")
+    p.context.add_init_script(f"localStorage.setItem('lexio:lang', '{lang}');" + SEEN)
+    p.open("/")
+    seen = p.page.evaluate("window.__seen")
+    downloads = [v for v, phase, _ in seen if phase == "download"]
+    # The bar moves with the bytes received (the runtime is ~10 MB decoded, the wasm alone ~9 MB).
+    assert len(set(downloads)) >= 3 and max(downloads) >= 10, seen
+    assert int(p.page.locator("#load-progress").get_attribute("data-got") or 0) > 5_000_000
+    assert downloads == sorted(downloads), seen
+    assert any(phase == "python" and v > max(downloads) for v, phase, _ in seen), seen
+    other = ("Downloading", "Starting") if lang == "fr" else ("Téléchargement", "Démarrage")
+    for _, phase, text in seen:
+        assert text == (words[0] if phase == "download" else words[1]), seen
+        assert not any(o in text for o in other), seen
+    expect(p.page.locator("#loading")).to_be_hidden()

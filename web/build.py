@@ -266,7 +266,8 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     counts = precompress(runtime_files)
     # What a first visit downloads before Python runs (for the progress bar): the runtime PyScript loads.
     startup = [tmp / RUNTIME_DIRS["pyodide"] / n for n in PYODIDE_FILES] + [tmp / bundle]
-    runtime = sum(_wire_size(f) for f in startup if f.exists())
+    # Counted as the worker receives them (pyodide-boot.mjs): decoded bytes, i.e. the files' own sizes.
+    runtime = sum(f.stat().st_size for f in startup if f.exists())
 
     def fill(text: str) -> str:
         return (
