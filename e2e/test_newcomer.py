@@ -94,6 +94,8 @@ def test_an_invitation_link_shows_the_table_and_a_taken_name_is_fixed_in_the_sam
     expect(page.get_by_test_id("invite-seat")).to_have_text([re.compile(r"^Alice")])
     expect(page.get_by_test_id("notice")).to_have_count(0)
     bob.shot(f"70-invite-{size}-{lang}")
+    expect(page.locator("#rules-link")).to_have_attribute("href", f"rules.{lang}.html")
+    expect(page.locator("#rules-link")).to_have_text("Règles" if fr else "Rules")
     # A taken name (any case): refused next to the field; the tab stays usable.
     page.locator("#name-input").fill("alice")
     page.locator("#name-input").press("Enter")
@@ -222,6 +224,16 @@ def test_dialogs_keep_the_focus_close_on_escape_and_give_it_back_and_the_board_s
         page.keyboard.press("Escape")
         expect(page.locator(dialog)).to_have_count(0)
         expect(page.locator(opener)).to_be_focused()
+    # Help: the drawer explains the reserve of refusals and the preview's promise; Rules opens the rules.
+    page.locator("#d-help summary").click()
+    expect(page.get_by_test_id("help-reserve")).to_contain_text("Reserve of refusals")
+    expect(page.get_by_test_id("help-preview")).to_contain_text("does not promise")
+    with page.expect_popup() as popup:
+        page.locator("#rules-link").click()
+    rules = popup.value
+    expect(rules.locator("h1")).to_have_text("Rules of Lexio")
+    expect(rules.locator("html")).to_have_attribute("lang", "en")
+    assert rules.locator("p").count() > 20
 
 
 SEEN = """window.__seen = []; (function poll() {

@@ -259,3 +259,36 @@ def test_every_screen_has_exactly_one_h1_that_can_take_the_focus() -> None:
 def test_the_scrolling_journal_can_be_reached_by_keyboard() -> None:
     ol = next(a for t, a in tags(render.journal(seated(0), EN)) if t == "ol")
     assert ol["tabindex"] == "0" and ol["aria-label"]
+
+
+# -- help ---------------------------------------------------------------------------------------------
+def test_every_screen_links_the_rules_in_the_page_language() -> None:
+    for tr in (FR, EN):
+        link = next(a for t, a in tags(render.shell_header(UiState(), tr)) if a.get("id") == "rules-link")
+        assert link["href"] == f"rules.{tr.lang}.html" and link["target"] == "_blank"
+    assert ">Règles<" in render.shell_header(UiState(), FR) and ">Rules<" in render.shell_header(
+        UiState(), EN
+    )
+
+
+def test_the_rules_page_holds_the_whole_rules_text_in_its_language() -> None:
+    from pathlib import Path
+
+    from app.rules_page import rules_page
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    for lang, title in (("fr", "Règles de Lexio"), ("en", "Rules of Lexio")):
+        text = (docs / f"rules.{lang}.txt").read_text(encoding="utf-8")
+        page = rules_page(lang, text)
+        assert f'<html lang="{lang}">' in page and f"<h1>{title}</h1>" in page
+        lines = [x for x in text.splitlines() if x.strip()]
+        assert page.count("<p>") == len(lines) + 1  # every paragraph, and the link to the other language
+    assert "&lt;b&gt;" in rules_page("en", "<b>")
+
+
+def test_the_help_drawer_explains_the_reserve_of_refusals_and_the_previews_promise() -> None:
+    html = render.table_skeleton(FR)
+    assert 'id="d-help"' in html and 'id="kbd-help"' in html
+    assert "Réserve de refus" in html and "15 s" in html and "ne promet pas" in html
+    en = render.table_skeleton(EN)
+    assert "Reserve of refusals" in en and "does not promise" in en and 'href="rules.en.html"' in en
