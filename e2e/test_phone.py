@@ -58,9 +58,15 @@ def test_at_375_by_667_board_rack_actions_feedback_scores_and_clock_show_without
     expect(page.locator("#kbd-help")).not_to_be_visible()
     assert box(page, "#d-help")["y"] > box(page, "#btn-pass")["y"]
     p.shot(f"80-phone-problem-{lang}")
-    # Back to a valid placement: the live total shows in the same place.
+    # Back to a valid placement (under the E of GEET): the live total shows in the same place.
     page.locator("#btn-recall").click()
     expect(page.locator(".sq.has-pending")).to_have_count(0)
+    page.get_by_test_id("rack-tile").first.click()
+    page.locator("#sq-G8").click()
+    expect(page.get_by_test_id("preview-total")).to_be_visible()
+    in_view(page, "[data-testid=preview-total]", 667)
+    in_view(page, "#btn-submit", 667)
+    assert page.evaluate("scrollY") == 0
 
 
 def _overlaps(page: Page) -> list[str]:

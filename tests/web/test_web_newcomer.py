@@ -194,6 +194,7 @@ def test_a_watcher_sees_the_board_scores_clock_and_no_rack_reserve_or_controls()
     assert 'data-testid="reserve"' not in status and 'id="countdown"' in status
     assert "1 watching" in status
     assert 'data-testid="player-score"' in render.players(ui, EN)
+    assert render.preview(ui, EN) == ""  # nothing to preview: the region is hidden
     assert "kbd-help" not in render.board(ui, EN)
 
 

@@ -429,6 +429,8 @@ def _word_factors(state: UiState, w: Mapping[str, Any], tr: Translator) -> list[
 
 
 def preview(state: UiState, tr: Translator) -> str:
+    if state.seat is None and not state.demo:
+        return ""  # a spectator places nothing (the empty region is not shown)
     parts = [f'<h2 class="sr-title">{_e(tr.t("preview"))}</h2>']
     if state.rejected:
         parts.append(
