@@ -31,6 +31,13 @@ def test_home_only_the_create_button_or_enter_creates_a_table_and_own_tables_com
     alice.open("/")
     page = alice.page
     expect(page.locator("#name-input")).to_have_value("Alice")
+    # No name: Create says so next to the field (not in a banner) and creates nothing.
+    page.locator("#name-input").fill("")
+    page.locator("#create-table").click()
+    expect(page.get_by_test_id("name-error")).to_contain_text("Choose a name")
+    expect(page.get_by_test_id("notice")).to_have_count(0)
+    page.locator("#name-input").fill("Alice")
+    expect(page.get_by_test_id("name-error")).to_have_count(0)
     # Every other control of the card does its own job: the time list, the box, its label, blank space.
     page.locator("#turn-select").select_option("60")
     page.locator("#public-check").click()

@@ -293,3 +293,12 @@ def test_the_help_drawer_explains_the_reserve_of_refusals_and_the_previews_promi
     assert "Réserve de refus" in html and "15 s" in html and "ne promet pas" in html
     en = render.table_skeleton(EN)
     assert "Reserve of refusals" in en and "does not promise" in en and 'href="rules.en.html"' in en
+
+
+def test_a_missing_name_is_said_next_to_the_field_not_in_the_banner() -> None:
+    ui = UiState()
+    ui.notice = ("name_required", {"n": 0})
+    assert render.banner(ui, EN, T0) == ""
+    assert "Choose a name" in screens.name_error(ui, EN)
+    ui.notice = ("copied", {})
+    assert "Link copied" in render.banner(ui, EN, T0)

@@ -91,7 +91,8 @@ def banner(state: UiState, tr: Translator, local_now: int) -> str:
         reason = tr.t(state.stop_reason or "network_error")
         return f'<p class="offline" data-testid="offline-banner">⚠ {_e(tr.t("stopped", reason=reason))}</p>'
     parts = []
-    if state.notice:
+    # A name's problem is said next to its field (app.screens.name_error), not up here.
+    if state.notice and not state.notice[0].startswith("name_"):
         code, params = state.notice
         parts.append(f'<p class="notice" data-testid="notice">{_e(tr.error(code, params))}</p>')
     if state.demo:

@@ -400,10 +400,11 @@ class App:
         if screen in ("home", "invite"):
             # Also written alone while the name is typed: keep the region's cache true to the page.
             self.write("name-error", render.name_error(s, tr))
-        invite_key = f"{s.lobby.invite_status}" if screen == "invite" else ""
-        if key + invite_key != self.screen_key + self.screen_sub and "focus" not in self.patch:
-            self.patch["focus"] = "title"  # a new screen: its h1 (each screen has exactly one)
-        self.screen_key, self.screen_sub = key, invite_key
+        # A new screen (not the same one in another language): the focus goes to its h1 (exactly one).
+        title_key = screen + (f":{s.lobby.invite_status}" if screen == "invite" else "")
+        if title_key != self.screen_sub and "focus" not in self.patch:
+            self.patch["focus"] = "title"
+        self.screen_key, self.screen_sub = key, title_key
         self.write("dialog-root", render.dialog(s, tr))
         if s.dialog:
             self.patch["focus"] = "modal"
