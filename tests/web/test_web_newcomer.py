@@ -302,3 +302,11 @@ def test_a_missing_name_is_said_next_to_the_field_not_in_the_banner() -> None:
     assert "Choose a name" in screens.name_error(ui, EN)
     ui.notice = ("copied", {})
     assert "Link copied" in render.banner(ui, EN, T0)
+
+
+def test_an_own_table_is_not_listed_twice() -> None:
+    ui = UiState()
+    ui.tables = [{"id": "mine1", "turn_seconds": 60, "free": 3, "seats": []}]
+    assert 'data-arg="mine1"' in render.table_list(ui, EN)
+    ui.lobby.set_mine([{**summary("waiting"), "id": "mine1"}])
+    assert 'data-arg="mine1"' not in render.table_list(ui, EN)

@@ -136,10 +136,12 @@ def my_tables(state: UiState, tr: Translator) -> str:
 
 
 def table_list(state: UiState, tr: Translator) -> str:
-    if not state.tables:
+    mine = {t.get("id") for t in state.lobby.mine}
+    tables = [t for t in state.tables if t.get("id") not in mine]  # own tables are listed above, with Resume
+    if not tables:
         return f'<p class="muted">{_e(tr.t("no_open_tables"))}</p>'
     rows = []
-    for t in state.tables:
+    for t in tables:
         names = ", ".join(seat_name(tr, s) for s in t.get("seats") or ())
         rows.append(
             f'<li data-testid="open-table"><span>{_e(names or "—")}</span> '
