@@ -20,8 +20,9 @@ def box(page: Page, selector: str) -> dict[str, float]:
 
 
 def in_view(page: Page, selector: str, height: int) -> None:
-    b = box(page, selector)
-    assert b["y"] >= 0 and b["y"] + b["height"] <= height + 0.5, (selector, b, height)
+    """Wholly on screen (the status line is re-rendered every tick: Playwright re-finds it)."""
+    assert page.viewport_size is not None and page.viewport_size["height"] == height
+    expect(page.locator(selector).first).to_be_in_viewport(ratio=1)
 
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
@@ -124,3 +125,40 @@ def test_messages_leave_by_themselves_and_never_move_the_board_or_buttons(player
     demo.page.locator(f"#sq-{demo.page.evaluate(FAR)}").click()
     expect(demo.page.get_by_test_id("preview-problem")).to_be_visible()
     assert box(demo.page, "#board") == board and box(demo.page, "#rack") == rack
+
+
+def test_on_a_phone_a_refused_word_and_the_reserve_it_cost_are_seen_without_scrolling(
+    players: Any, relay: Relay, planner: Any
+) -> None:
+    from e2e_plan import unknown_play
+    from e2e_ui import pick_table, seat
+
+    names = ["Alice", "Bob"]
+    table_id, (bad, unknown) = pick_table(relay, planner, names, lambda st: unknown_play(planner, st, 1))
+    alice = players("Alice", viewport=(375, 667), touch=True, locale="fr-FR")
+    bob = players("Bob")
+    alice.context.add_init_script("localStorage.setItem('lexio:lang', 'fr')")
+    seat([alice, bob], relay.url, table_id)
+    page = alice.page
+    expect(page.get_by_test_id("turn")).to_contain_text("À vous de jouer")
+    for t in bad.tiles:
+        page.locator("#rack [data-testid=rack-tile]").filter(has_text=t.letter.upper()).first.click()
+        page.locator(f"#sq-{t.square}").click()
+    expect(page.locator(".sq.has-pending")).to_have_count(len(bad.tiles))
+    board = box(page, "#board")
+    page.locator("#btn-submit").click()
+    refusal = page.get_by_test_id("rejected")
+    expect(refusal).to_contain_text(unknown[0])
+    expect(page.get_by_test_id("reserve")).to_contain_text("9 essai")
+    assert page.evaluate("scrollY") == 0
+    for sel in (
+        "[data-testid=rejected]",
+        "[data-testid=reserve]",
+        "#board",
+        "#rack",
+        "#btn-submit",
+        "#countdown",
+    ):
+        in_view(page, sel, 667)
+    assert box(page, "#board") == board
+    alice.shot("81-phone-refused-fr")
