@@ -24,17 +24,20 @@ def focused(p: Player) -> str:
     return str(p.page.evaluate("document.activeElement ? document.activeElement.id : ''"))
 
 
+@pytest.mark.parametrize(("size", "lang"), [("desktop", "en"), ("phone", "fr")])
 def test_home_only_the_create_button_or_enter_creates_a_table_and_own_tables_come_first(
-    players: Any, relay: Relay
+    players: Any, relay: Relay, size: str, lang: str
 ) -> None:
-    alice = players("Alice")
+    fr = lang == "fr"
+    alice = players("Alice", viewport=SIZES[size], locale="fr-FR" if fr else "en-US")
+    alice.context.add_init_script(f"localStorage.setItem('lexio:lang', '{lang}')")
     alice.open("/")
     page = alice.page
     expect(page.locator("#name-input")).to_have_value("Alice")
     # No name: Create says so next to the field (not in a banner) and creates nothing.
     page.locator("#name-input").fill("")
     page.locator("#create-table").click()
-    expect(page.get_by_test_id("name-error")).to_contain_text("Choose a name")
+    expect(page.get_by_test_id("name-error")).to_contain_text("Choisissez un nom" if fr else "Choose a name")
     expect(page.get_by_test_id("notice")).to_have_count(0)
     page.locator("#name-input").fill("Alice")
     expect(page.get_by_test_id("name-error")).to_have_count(0)
@@ -74,7 +77,7 @@ def test_home_only_the_create_button_or_enter_creates_a_table_and_own_tables_com
     assert first == 0
     mine.locator("[data-act=resume]").click()
     expect(page.locator("#seat-list li")).to_have_count(1)
-    expect(page.locator("#seat-list li")).to_contain_text("Alice (you)")
+    expect(page.locator("#seat-list li")).to_contain_text("Alice (vous)" if fr else "Alice (you)")
 
 
 @pytest.mark.parametrize(("size", "lang"), [("desktop", "fr"), ("phone", "en")])
