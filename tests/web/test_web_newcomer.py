@@ -310,3 +310,13 @@ def test_an_own_table_is_not_listed_twice() -> None:
     assert 'data-arg="mine1"' in render.table_list(ui, EN)
     ui.lobby.set_mine([{**summary("waiting"), "id": "mine1"}])
     assert 'data-arg="mine1"' not in render.table_list(ui, EN)
+
+
+def test_the_journal_names_a_removed_computer_player_and_renumbered_seats_as_they_were() -> None:
+    state = waiting_with_bot()  # Alice, Bob, Robot 1
+    state, _ = run(state, e.Leave(2))  # seat 0 removed the computer player
+    state, _ = run(state, e.Leave(0))  # then Alice left: Bob is seat 0 now
+    state, _ = run(state, e.Join("Carol"))
+    lines = render.journal(seated(0, state), EN)
+    assert "Robot 1 leaves" in lines and "Alice leaves" in lines and "? " not in lines
+    assert lines.index("Carol sits down") < lines.index("Alice leaves")  # newest first

@@ -21,6 +21,7 @@ from app.screens import (  # noqa: F401  (home, invite, name_error, table_list: 
     home,
     invite,
     name_error,
+    names_at_each_event,
     seat_name,
     table_list,
     watchers_text,
@@ -592,10 +593,13 @@ def journal_line(ev: Mapping[str, Any], names: Mapping[int, str], tr: Translator
 def journal(state: UiState, tr: Translator) -> str:
     v = state.view or {}
     names = {int(s.get("seat", -1)): str(s.get("name", "?")) for s in v.get("seats") or []}
+    journal_events = v.get("journal") or []
+    # Before the start a seat may leave (or seat 0 remove a computer player): name it as it was then.
+    at_the_time = names_at_each_event(journal_events, names)
     lines = [
         f'<li class="j-{_e(str(ev.get("type", "")).lower())}">'
-        f"{_e(journal_line(ev, names, tr, state.seat))}</li>"
-        for ev in reversed(v.get("journal") or [])
+        f"{_e(journal_line(ev, then, tr, state.seat))}</li>"
+        for ev, then in reversed(list(zip(journal_events, at_the_time, strict=True)))
         if ev.get("type") not in ("table_created",)
     ]
     return (

@@ -7,7 +7,7 @@ Pure, like :mod:`app.render` (which re-exports ``home`` and ``table_list``). Eve
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -38,6 +38,26 @@ def seat_name(tr: Translator, seat: Mapping[str, Any]) -> str:
     """A seat's name as every list shows it: a computer player carries "(ordinateur)" / "(computer)"."""
     name = str(seat.get("name", "?"))
     return f"{name} ({tr.t('bot_marker')})" if seat.get("bot") else name
+
+
+def names_at_each_event(
+    journal: Sequence[Mapping[str, Any]], now: Mapping[int, str]
+) -> list[Mapping[int, str]]:
+    """Seat number -> name as it was at each event: seats are renumbered when one leaves before the start,
+    and a seat that left (or a computer player removed) is no longer in the view's seats. Seats the journal
+    does not show joining (an abridged journal) keep the view's names."""
+    seats: list[str] = []
+    out: list[Mapping[int, str]] = []
+    for ev in journal:
+        kind = ev.get("type")
+        if kind == "seat_joined":
+            seats.append(str(ev.get("name", "?")))
+        current = {**now, **dict(enumerate(seats))} if seats else now
+        out.append(current)
+        seat = ev.get("seat")
+        if kind == "seat_left" and isinstance(seat, int) and 0 <= seat < len(seats):
+            seats.pop(seat)
+    return out
 
 
 def watchers_text(tr: Translator, n: int) -> str:
