@@ -104,7 +104,7 @@ def _copy(src: sqlite3.Connection, names: Sequence[str], store: PostgresStore, t
                     "export into an empty database",
                 )
         for name in names:
-            columns = [str(r[1]) for r in src.execute(f'PRAGMA table_info("{name}")')]
+            columns = [str(r[1]) for r in src.execute(f"PRAGMA table_info({_q(name)})")]
             missing = [c for c in columns if c not in pg_columns[name]]
             if missing:
                 raise ExportError(
@@ -114,7 +114,7 @@ def _copy(src: sqlite3.Connection, names: Sequence[str], store: PostgresStore, t
             statement = sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(name), col_list)
             count = 0
             with conn.cursor() as cur, cur.copy(statement) as copy:
-                for values in src.execute(f'SELECT {", ".join(_q(c) for c in columns)} FROM "{name}"'):
+                for values in src.execute(f'SELECT {", ".join(_q(c) for c in columns)} FROM {_q(name)}'):
                     copy.write_row(values)
                     count += 1
             _advance_sequences(conn, name, columns)
