@@ -14,7 +14,7 @@ from typing import Any, Final
 MAX_ID = 64
 MAX_NAME = 100
 MAX_TOKEN = 128
-LEVELS: Final = ("easy", "medium", "strong")
+LEVELS: Final = ("beginner", "easy", "medium", "strong", "expert")
 _SQUARE_RE: Final = re.compile(r"[A-Za-z][0-9]{1,2}")
 _RACK_RE: Final = re.compile(r"[A-Za-z?]{1,7}")
 

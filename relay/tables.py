@@ -40,7 +40,13 @@ SLOW_BYTES = 1 << 20
 CLOSE_RESTART = 1012
 CLOSE_TAKEN_OVER = 4001
 CLOSE_SLOW = 4002
-BOT_NAMES = {"easy": "Robot facile", "medium": "Robot moyen", "strong": "Robot fort"}
+BOT_NAMES = {
+    "beginner": "Robot débutant",
+    "easy": "Robot facile",
+    "medium": "Robot moyen",
+    "strong": "Robot fort",
+    "expert": "Robot expert",
+}
 # A table nobody joined (or everyone left before the start) is dropped after this long.
 EMPTY_TABLE_TTL_MS = 3600 * 1000
 LISTED_FRESH_MS = 10 * 60 * 1000

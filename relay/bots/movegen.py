@@ -128,21 +128,17 @@ def generate(
             if c is None and playable[sq] and any(n[sq] >= 0 and cells[n[sq]] is not None for n in neighbours)
         }
     moves: list[Candidate] = []
+    # Both directions are searched run by run in turn (across, down, across, ...), so a deadline cuts both
+    # evenly instead of dropping every down move when the across pass is slow (two blanks).
+    work = [
+        _direction_work(variant, graph, board_letter, board_value, letter_value, anchors, across, deadline)
+        for across in (True, False)
+    ]
     try:
-        for across in (True, False):
-            _generate_direction(
-                variant,
-                graph,
-                board_letter,
-                board_value,
-                letter_value,
-                anchors,
-                counts,
-                blanks,
-                across,
-                moves,
-                deadline,
-            )
+        for i in range(max(len(w[1]) for w in work)):
+            for ctx, runs in work:
+                if i < len(runs):
+                    _search_run(ctx, runs[i], counts, blanks, moves)
     except _Deadline:
         return GenerationResult(moves, False)
     return GenerationResult(moves, True)
@@ -224,19 +220,17 @@ class _Context(NamedTuple):
     deadline: float | None
 
 
-def _generate_direction(
+def _direction_work(
     variant: Variant,
     graph: WordGraph,
     board_letter: list[int],
     board_value: list[int],
     letter_value: list[int],
     anchors: set[int],
-    counts: list[int],
-    blanks: int,
     across: bool,
-    moves: list[Candidate],
     deadline: float | None,
-) -> None:
+) -> tuple[_Context, list[list[int]]]:
+    """The search context of one direction and its runs that hold an anchor (the only ones with moves)."""
     before, after = (variant.up, variant.down) if across else (variant.left, variant.right)
     empties = [sq for sq in anchors if board_letter[sq] < 0]
     allowed, cross_sums = _cross_checks(graph, board_letter, board_value, before, after, empties)
@@ -252,9 +246,7 @@ def _generate_direction(
         across,
         deadline,
     )
-    for run in _runs(variant, across):
-        if any(sq in anchors for sq in run):
-            _search_run(ctx, run, counts, blanks, moves)
+    return ctx, [run for run in _runs(variant, across) if any(sq in anchors for sq in run)]
 
 
 def _search_run(

@@ -18,7 +18,7 @@ from engine.game import NAME_MAX
 from engine.variants import BLANK, LETTERS, Kind, Variant, get_variant
 
 PreviewFn = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
-LEVELS = ("easy", "medium", "strong")
+LEVELS = ("beginner", "easy", "medium", "strong", "expert")
 TURN_CHOICES = (30, 60, 90, 120, 180, 300, 600)
 
 
