@@ -62,6 +62,7 @@ _SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "resync": (frozenset(), frozenset({"since"})),
     "ping": (frozenset(), frozenset()),
     "rematch": (frozenset(), frozenset()),
+    "analyse": (frozenset(), frozenset()),
 }
 CLIENT_TYPES: Final = frozenset(_SCHEMA)
 

@@ -157,6 +157,8 @@ class Table:
     rematch: dict[str, Any] | None = None
     # New table of a rematch: the old table's computer players (name, level), seated after the first arrival.
     rematch_bots: tuple[tuple[str, str], ...] = ()
+    # Ended table: each seat's post-game analysis (relay.analysis; None while it is computed).
+    analyses: dict[int, Any] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
