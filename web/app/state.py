@@ -94,6 +94,10 @@ class UiState:
         self.goto: str | None = None
         self._rematch_asked = False
         self.rematch_error: tuple[str, dict[str, Any]] | None = None  # the refusal of our request
+        # after the end: this seat's analysis (app.analysis), asked once
+        self.analysis: list[dict[str, Any]] | None = None
+        self.analysis_pending = False
+        self.analysis_error: tuple[str, dict[str, Any]] | None = None
 
     # -- derived -----------------------------------------------------------------------------------------
     @property
@@ -417,6 +421,7 @@ class UiState:
     def _forget_rematch(self) -> None:
         self.rematch, self.goto, self._rematch_asked = None, None, False
         self.rematch_error = None
+        self.analysis, self.analysis_pending, self.analysis_error = None, False, None  # per table too
 
     # -- a new table with the same players (docs/protocol.md, "rematch") ------------------------------
     def request_rematch(self) -> bool:
@@ -515,6 +520,10 @@ class UiState:
                 self._rematch_asked = "rematch" in self.awaiting.values()
         elif kind == "rematch":
             self._on_rematch(frame)
+        elif kind == "analysis":
+            from app.analysis import on_analysis
+
+            on_analysis(self, frame)
         elif kind == "event":
             seq = int(frame.get("seq", -1))
             if seq <= self.seq or self.resyncing:
@@ -544,6 +553,10 @@ class UiState:
             if answered == "rematch":
                 self._rematch_asked = False
                 self.rematch_error = self.error
+            elif answered == "analyse":
+                from app.analysis import on_analysis_error
+
+                on_analysis_error(self, self.error)
             if self.view is None:
                 self.notice = (
                     self.error

@@ -23,6 +23,7 @@ import js  # type: ignore[import-not-found]
 
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
 from app import render
+from app.analysis import request_analysis
 from app.i18n import Translator, pick_language
 from app.state import UiState
 from app.timing import NO_RECONNECT, should_reconnect
@@ -459,6 +460,9 @@ class App:
         elif act == "create":
             self.store("lexio:name", s.name)
             self.spawn(self.create_table())
+        elif act == "analyse":
+            request_analysis(s)
+            self.flush()
         elif act == "rematch":
             # Asked on the table's socket (state.request_rematch); the relay's answer sets ``goto``.
             s.request_rematch()
