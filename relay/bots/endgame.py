@@ -81,13 +81,6 @@ class _Search:
         width = BRANCH_ROOT if depth == self.root_depth else BRANCH
         best: float = float("-inf")
         best_move: Candidate | None = None
-        # The pass: ends the game if it completes the scoreless run.
-        if scoreless + 1 >= SCORELESS_END:
-            pass_value: float = float(theirs - mine)
-        else:
-            pass_value = -self.negamax(board, them, me, scoreless + 1, depth - 1, -beta, -alpha)[0]
-        best = pass_value
-        alpha = max(alpha, best)
         if len(options) > width:
             self.cut = True
         for m in options[:width]:
@@ -104,6 +97,15 @@ class _Search:
             if value > best:
                 best, best_move = value, m
                 alpha = max(alpha, best)
+        if alpha < beta or best_move is None:
+            # The pass (last: a placement worth as much is preferred); it ends the game if it completes
+            # the scoreless run.
+            if scoreless + 1 >= SCORELESS_END:
+                pass_value: float = float(theirs - mine)
+            else:
+                pass_value = -self.negamax(board, them, me, scoreless + 1, depth - 1, -beta, -alpha)[0]
+            if pass_value > best:
+                best, best_move = pass_value, None
         return best, best_move
 
     root_depth = 0

@@ -20,7 +20,7 @@ tile is in two words of the play, blanks worth 0, the bingo bonus); tests prove 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
 from engine.board import Board
@@ -128,17 +128,19 @@ def generate(
             if c is None and playable[sq] and any(n[sq] >= 0 and cells[n[sq]] is not None for n in neighbours)
         }
     moves: list[Candidate] = []
-    # Both directions are searched run by run in turn (across, down, across, ...), so a deadline cuts both
-    # evenly instead of dropping every down move when the across pass is slow (two blanks).
-    work = [
-        _direction_work(variant, graph, board_letter, board_value, letter_value, anchors, across, deadline)
-        for across in (True, False)
-    ]
+    # Both directions are searched anchor by anchor in turn (across, down, across, ...), so a deadline cuts
+    # both evenly instead of dropping every down move when the across pass is slow (two blanks).
+    searches = []
+    for across in (True, False):
+        ctx, runs = _direction_work(
+            variant, graph, board_letter, board_value, letter_value, anchors, across, deadline
+        )
+        searches.append(_anchor_steps(ctx, runs, counts, blanks, moves))
     try:
-        for i in range(max(len(w[1]) for w in work)):
-            for ctx, runs in work:
-                if i < len(runs):
-                    _search_run(ctx, runs[i], counts, blanks, moves)
+        while searches:
+            for steps in list(searches):
+                if next(steps, _DONE) is _DONE:
+                    searches.remove(steps)
     except _Deadline:
         return GenerationResult(moves, False)
     return GenerationResult(moves, True)
@@ -249,12 +251,24 @@ def _direction_work(
     return ctx, [run for run in _runs(variant, across) if any(sq in anchors for sq in run)]
 
 
+_DONE: Final = object()
+
+
+def _anchor_steps(
+    ctx: _Context, runs: list[list[int]], counts: list[int], blanks: int, moves: list[Candidate]
+) -> Iterator[None]:
+    """The search of one direction, one step per anchor (see :func:`_search_run`)."""
+    for run in runs:
+        yield from _search_run(ctx, run, counts, blanks, moves)
+
+
 def _search_run(
     ctx: _Context, run: list[int], counts: list[int], blanks: int, moves: list[Candidate]
-) -> None:
-    """All moves whose main word lies in ``run`` (one row or column between walls/edges) for one direction.
+) -> Iterator[None]:
+    """All moves whose main word lies in ``run`` (one row or column between walls/edges) for one direction,
+    yielding after each anchor (so that two directions can take turns).
 
-    ``counts`` (the rack's letters) is changed during the search and restored before returning.
+    ``counts`` (the rack's letters) is changed during the search and restored before each yield.
     """
     graph = ctx.graph
     masks = graph.masks
@@ -419,6 +433,7 @@ def _search_run(
             if node >= 0:
                 main = sum(board_value[run[q]] for q in range(start, pos))
                 extend(pos, node, main, 1, 0, start, pos)
+            yield None
             continue
         limit = 0
         q = pos - 1
@@ -426,3 +441,4 @@ def _search_run(
             limit += 1
             q -= 1
         left_part(graph.root, 0, min(limit, tiles_in_rack - 1), pos)
+        yield None
