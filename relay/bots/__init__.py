@@ -9,6 +9,7 @@
 - :mod:`relay.bots.vocab`: the common-word vocabulary of the lower levels (``common_fr.txt.gz``);
 - :mod:`relay.bots.analysis`: the post-game analysis of a seat's moves;
 - :mod:`relay.bots.player`: the level policies and :class:`MoveGenDriver`;
+- :mod:`relay.bots.pool`: the same driver in worker processes (the relay's default);
 - :mod:`relay.bots.client`: a scripted WebSocket player for benches and soak tests (imports aiohttp lazily).
 
 The relay loads :func:`driver` lazily (see :mod:`relay.botdriver`). Everything here runs inside the relay: the
@@ -17,6 +18,7 @@ word list never leaves the server.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from relay.bots.graph import WordGraph, build_graph, load_graph
@@ -38,7 +40,17 @@ __all__ = [
 ]
 
 
-def driver(lexicon: Any = None) -> MoveGenDriver:
+def driver(lexicon: Any = None) -> Any:
     """The relay's default bot driver over ``lexicon`` (the relay's :class:`relay.lexicon.WordList`; None:
-    the shipped ``"fr"`` list). Cheap: the word graph is built or loaded on first use."""
-    return MoveGenDriver(lexicon)
+    the shipped ``"fr"`` list). Cheap: the word graph is built or loaded on first use.
+
+    With ``LEXIO_BOT_PROCESSES`` >= 1 (default 1) the thinking runs in that many worker processes
+    (:class:`relay.bots.pool.ProcessDriver`), so it never holds the relay's GIL; 0: in the relay's threads.
+    """
+    raw = os.environ.get("LEXIO_BOT_PROCESSES", "1").strip()
+    processes = int(raw) if raw.isdecimal() else 1
+    if processes <= 0:
+        return MoveGenDriver(lexicon)
+    from relay.bots.pool import ProcessDriver
+
+    return ProcessDriver(lexicon, processes=processes)

@@ -27,7 +27,7 @@ __all__ = ["EndgameResult", "out_risk", "solve"]
 
 BRANCH_ROOT = 24
 BRANCH = 8
-MAX_DEPTH = 8
+MAX_DEPTH = 6
 SCORELESS_END = 4  # two players: 2 x 2 turns without a placement
 
 

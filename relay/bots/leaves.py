@@ -1,8 +1,8 @@
 """Rack-leave values: what the tiles a move keeps are worth, in points, for the next turns.
 
 The value of a leave (1-6 tiles, ``?`` for a blank) is composed from a few fitted numbers, as Quackle derives
-its superleaves from self-play: one value per tile kind (its first copy), a penalty per extra copy of the same
-kind, and a synergy per pair of distinct kinds kept together. That representation generalises from a
+its superleaves from self-play: one value per leave size, one per tile kind (its first copy), a penalty per extra
+copy of the same kind, and a synergy per pair of distinct kinds kept together. That representation generalises from a
 15-minute self-play run, which a table of every possible leave (hundreds of thousands of them) would not.
 
 The numbers live in ``leaves.json`` next to this module, written by :mod:`relay.bots.train_leaves` (which
@@ -30,11 +30,12 @@ class LeaveError(ValueError):
 
 
 def features(leave: str) -> list[tuple[str, int]]:
-    """The active features of ``leave`` with their counts: ``"1X"`` (X kept), ``"2X"`` (extra copies of X),
-    ``"PXY"`` (X and Y kept together, X < Y)."""
+    """The active features of ``leave`` with their counts: ``"N3"`` (three tiles kept: the size's own term,
+    so the others are relative to an average leave of that size), ``"1X"`` (X kept), ``"2X"`` (extra copies
+    of X), ``"PXY"`` (X and Y kept together, X < Y)."""
     counts = Counter(leave)
     kinds = sorted(counts)
-    out: list[tuple[str, int]] = []
+    out: list[tuple[str, int]] = [(f"N{len(leave)}", 1)]
     for k in kinds:
         out.append(("1" + k, 1))
         if counts[k] > 1:

@@ -37,6 +37,9 @@ DEFAULT_BUDGET_SECONDS: Final = 1.5
 # Share of the budget the expert's move generation may use; the rest is for the endgame / out checks.
 _GENERATE_SHARE: Final = 0.5
 _PRE_ENDGAME_CHECKS: Final = 6
+# The endgame search and the pre-endgame checks stop after this long (or the budget, if shorter): deeper
+# lines rarely change the move, and a bot should answer like a quick player.
+ENDGAME_SECONDS: Final = 0.25
 # Tiles worth keeping when swapping without a leave table, best first: blanks, then flexible French letters.
 _KEEP_ORDER: Final = "?ESARINTLUO"
 _KEEP_AT_MOST: Final = 3
@@ -189,20 +192,22 @@ class MoveGenDriver:
     ) -> Decision:
         """The decision of ``level`` in ``pos`` within the budget (default: the driver's)."""
         budget = self.budget_seconds if budget_seconds is None else budget_seconds
-        deadline = time.monotonic() + budget
+        start = time.monotonic()
+        deadline = start + budget
         if level.endgame and pos.bag_size == 0 and pos.players == 2 and pos.unseen:
             result = solve(
                 pos.board,
                 pos.rack,
                 pos.unseen,
                 self.graph_for(level),
-                deadline=deadline,
+                deadline=start + min(budget, ENDGAME_SECONDS),
                 scoreless=pos.scoreless_turns,
             )
             return Decision("place", result.move) if result.move is not None else Decision("pass")
         options = self.options(pos, level, rng, deadline)
         if level.endgame and pos.players == 2 and 0 < pos.bag_size <= 7:
-            options = self._guard_pre_endgame(pos, level, options, rng, deadline)
+            guard_deadline = min(deadline, time.monotonic() + ENDGAME_SECONDS)
+            options = self._guard_pre_endgame(pos, level, options, rng, guard_deadline)
         best = options[0] if options else None
         if best is not None and best.kind == "place" and best.move is not None:
             return Decision("place", best.move)

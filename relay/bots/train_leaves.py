@@ -3,8 +3,8 @@
 Method (Quackle's superleaves, made compact): play two-player games with the move generator; after every
 placement or exchange made while the bag still refills the rack, record the tiles kept and the points the
 same seat scores on its next turn. A leave's value is how much that next score beats the score after keeping
-nothing; it is fitted by ridge regression on a few features per leave (each tile kind kept, extra copies of a
-kind, each pair of kinds kept together), so it composes for any leave of 1-6 tiles, blanks included.
+nothing; it is fitted by ridge regression on a few features per leave (its size, each tile kind kept, extra
+copies of a kind, each pair of kinds kept together), so it composes for any leave of 1-6 tiles, blanks included.
 
 Two rounds: games between top-score players (ties at random) give a first fit, then games between equity
 players using that fit (exchanges weighed) give the data of the final fit, so the values describe the
@@ -33,7 +33,7 @@ from relay.bots.selfplay import Decision, GameRecord, play_game
 from relay.lexicon import load_lexicon
 
 MIN_PAIR = 25
-RIDGE = {"1": 2.0, "2": 5.0, "P": 15.0}
+RIDGE = {"N": 1.0, "1": 3.0, "2": 5.0, "P": 25.0}
 
 
 def policy(graph: WordGraph, model: LeaveModel | None):  # type: ignore[no-untyped-def]

@@ -35,7 +35,7 @@ def test_the_five_levels_map_to_their_names_weakest_first() -> None:
 
 
 def test_a_beginner_plays_only_common_words_and_short_plays(fr_words: WordList) -> None:
-    bot = driver(fr_words)
+    bot = MoveGenDriver(fr_words, budget_seconds=30)  # a loaded test machine must not cut the search
     known = set(common_words(LEVELS["beginner"].vocabulary or 0))
     lexio = get_variant("lexio")
     for seed, rack in enumerate(["MAISONS", "ZYTHUMS", "ERAILAS", "BONJOUR"]):
@@ -86,7 +86,7 @@ def test_a_bot_with_nothing_to_play_swaps_then_passes_when_the_bag_is_empty() ->
 
 
 def test_the_bot_plays_a_valid_placement_from_its_view(fr_words: WordList) -> None:
-    bot = driver(fr_words)
+    bot = MoveGenDriver(fr_words, budget_seconds=30)  # a loaded test machine must not cut the search
     lexio = get_variant("lexio")
     for level in LEVEL_NAMES:
         move = bot.choose(lexio_view(Board.empty(lexio), "MAISONS", 80), level, random.Random(3))
@@ -120,10 +120,26 @@ def test_the_search_stops_at_the_time_budget_and_plays_what_it_found(fr_words: W
     assert isinstance(move, Place | Swap | Pass)
 
 
-def test_the_driver_matches_the_relay_protocol() -> None:
+def test_the_driver_matches_the_relay_protocol_and_thinks_in_a_worker_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from relay.botdriver import BotDriver
+    from relay.bots.pool import ProcessDriver
 
-    assert isinstance(driver(WordList.from_words(["AS"], name="t")), BotDriver)
+    words = WordList.from_words(["AS", "SA", "ASE"], name="t")
+    monkeypatch.delenv("LEXIO_BOT_PROCESSES", raising=False)
+    pooled = driver(words)
+    assert isinstance(pooled, ProcessDriver) and isinstance(pooled, BotDriver)
+    try:
+        move = pooled.choose(lexio_view(Board.empty("lexio"), "ASEKWXZ", 80), "strong", random.Random(1))
+        assert isinstance(move, Place) and {t.square for t in move.tiles} >= {"G7"}
+        with pytest.raises(BotError) as err:
+            pooled.choose(lexio_view(Board.empty("lexio"), "AS", 80), "genius", random.Random(0))
+        assert err.value.code == "bad_level"
+    finally:
+        pooled.close()
+    monkeypatch.setenv("LEXIO_BOT_PROCESSES", "0")
+    assert isinstance(driver(words), MoveGenDriver)
 
 
 def test_a_driver_given_a_bare_lookup_refuses_rather_than_guess_a_word_list() -> None:
