@@ -915,7 +915,8 @@ class Referee:
         level = str(st.seats[seat].bot)
         move: Any = engine.Pass()
         if self.bot_driver is not None:
-            view = engine.view(self.full_state(table), seat, now_ms=self.now_ms())
+            # A bot needs the position, not the journal: no SQLite read nor redaction on the loop per move.
+            view = engine.view(dataclasses.replace(table.state, events=()), seat, now_ms=self.now_ms())
             rng = random.Random(secrets.randbits(64))
             try:
                 move = await asyncio.get_running_loop().run_in_executor(
