@@ -42,7 +42,9 @@ class Stats:
         self.errors: list[str] = []
 
 
-async def table(session: aiohttp.ClientSession, url: str, i: int, stats: Stats, think: float, stop: asyncio.Event) -> None:
+async def table(
+    session: aiohttp.ClientSession, url: str, i: int, stats: Stats, think: float, stop: asyncio.Event
+) -> None:
     async with session.post(url + "/api/tables", json={"turn_seconds": 600}) as r:
         tid = (await r.json())["id"]
     ws = await session.ws_connect(f"{url}/ws/{tid}", headers={"Origin": url}, heartbeat=None)
@@ -65,7 +67,11 @@ async def table(session: aiohttp.ClientSession, url: str, i: int, stats: Stats, 
                 clock = f.get("clock") or {}
                 turn = clock.get("turn")
                 ev = f.get("event") or {}
-                if kind == "event" and ev.get("seat") not in (None, seat) and ev.get("type") in ("placed", "swapped", "passed"):
+                if (
+                    kind == "event"
+                    and ev.get("seat") not in (None, seat)
+                    and ev.get("type") in ("placed", "swapped", "passed")
+                ):
                     stats.bot_moves += stats.measuring
                 if turn == seat and seat is not None:
                     my_turn.set()
@@ -115,7 +121,10 @@ async def main_async(args: argparse.Namespace) -> int:
     stop = asyncio.Event()
     try:
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
-            tasks = [asyncio.create_task(table(session, relay.url, i, stats, args.think_ms / 1000, stop)) for i in range(args.tables)]
+            tasks = [
+                asyncio.create_task(table(session, relay.url, i, stats, args.think_ms / 1000, stop))
+                for i in range(args.tables)
+            ]
             await asyncio.sleep(args.warmup)
             stats.measuring = True
             t0 = time.monotonic()
@@ -136,7 +145,8 @@ async def main_async(args: argparse.Namespace) -> int:
         return acks[min(len(acks) - 1, int(len(acks) * p))] * 1000
 
     print(
-        f"# {args.tables} tables (1 person + 1 bot), {args.processes} bot process(es), {elapsed:.0f} s measured: "
+        f"# {args.tables} tables (1 person + 1 bot), {args.processes} bot process(es), "
+        f"{elapsed:.0f} s measured: "
         f"{len(acks)} person actions, {stats.bot_moves} bot moves; errors {sorted(set(stats.errors))}",
         file=sys.stderr,
     )
@@ -154,7 +164,9 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--warmup", type=float, default=10.0)
     parser.add_argument("--think-ms", type=float, default=1500.0)
-    parser.add_argument("--processes", type=int, default=1, help="LEXIO_BOT_PROCESSES for the relay (0: threads)")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="LEXIO_BOT_PROCESSES for the relay (0: threads)"
+    )
     args = parser.parse_args()
     return asyncio.run(main_async(args))
 

@@ -121,13 +121,18 @@ def main() -> int:
         spread = statistics.mean(x - y for x, y in zip(scores_a, scores_b, strict=True))
         lines += [
             (f"{key}_win", f"{rate * 100:.0f}", f"% of {n} games (95% CI {lo * 100:.0f}-{hi * 100:.0f})"),
-            (f"{key}_mean_scores", f"{statistics.mean(scores_a):.0f}/{statistics.mean(scores_b):.0f}", "points"),
+            (
+                f"{key}_mean_scores",
+                f"{statistics.mean(scores_a):.0f}/{statistics.mean(scores_b):.0f}",
+                "points",
+            ),
             (f"{key}_spread", f"{spread:+.0f}", "points/game"),
             (f"{key}_scoreless_end", f"{scoreless / n * 100:.0f}", "% of games"),
         ]
         table.append(
             f"# {a:>8} vs {b:<8} win {rate * 100:5.1f}% [{lo * 100:4.1f}-{hi * 100:5.1f}]  "
-            f"scores {statistics.mean(scores_a):5.0f} / {statistics.mean(scores_b):5.0f}  spread {spread:+6.1f}  "
+            f"scores {statistics.mean(scores_a):5.0f} / {statistics.mean(scores_b):5.0f}  "
+            f"spread {spread:+6.1f}  "
             f"scoreless ends {scoreless}/{n}  ({time.monotonic() - t0:.0f} s)"
         )
         print(table[-1], file=sys.stderr, flush=True)
@@ -145,7 +150,9 @@ def main() -> int:
             f"{statistics.median(ms):.0f} ms, p95 {p95:.0f} ms, max {ms[-1]:.0f} ms over {len(ms)} moves",
             file=sys.stderr,
         )
-    print(f"# {len(pairs)} pairings x {args.games} games in {time.monotonic() - t_all:.0f} s", file=sys.stderr)
+    print(
+        f"# {len(pairs)} pairings x {args.games} games in {time.monotonic() - t_all:.0f} s", file=sys.stderr
+    )
     for row in lines:
         print("\t".join(row))
     return 0

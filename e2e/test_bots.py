@@ -8,14 +8,22 @@ from e2e_ui import Relay
 from playwright.sync_api import expect
 
 
-def test_a_game_against_the_expert_to_the_end_then_the_analysis_of_my_moves(players: Any, relay: Relay) -> None:
+def test_a_game_against_the_expert_to_the_end_then_the_analysis_of_my_moves(
+    players: Any, relay: Relay
+) -> None:
     alice = players("Alice")
     page = alice.page
     alice.open(f"/t/{relay.create_table()}")
     expect(page.locator("#seat-list li")).to_have_count(1)
     levels = page.locator("#bot-level option")
     expect(levels).to_have_count(5)
-    assert levels.evaluate_all("os => os.map(o => o.value)") == ["beginner", "easy", "medium", "strong", "expert"]
+    assert levels.evaluate_all("os => os.map(o => o.value)") == [
+        "beginner",
+        "easy",
+        "medium",
+        "strong",
+        "expert",
+    ]
     page.locator("#bot-level").select_option("expert")
     page.locator("#add-bot").click()
     expect(page.locator("#seat-list li")).to_have_count(2)

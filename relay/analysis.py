@@ -28,7 +28,9 @@ async def serve_analysis(referee: Referee, table: Table, conn: Conn, msg_id: str
     async with table.lock:
         seat = conn.seat
         if seat is None:
-            raise RelayError("not_a_seat", "only a player of this table can ask for the analysis of their moves")
+            raise RelayError(
+                "not_a_seat", "only a player of this table can ask for the analysis of their moves"
+            )
         if table.status != "ended":
             raise RelayError("not_ended", "the analysis is ready once the game has ended")
         if seat in table.analyses:

@@ -42,7 +42,9 @@ def _describe(option: Option | None, move: Move, board: Any) -> dict[str, Any]:
         notation = format_move(move, board)
     except ValueError:
         notation = ""
-    out: dict[str, Any] = {"kind": "place" if isinstance(move, Place) else "swap" if isinstance(move, Swap) else "pass"}
+    out: dict[str, Any] = {
+        "kind": "place" if isinstance(move, Place) else "swap" if isinstance(move, Swap) else "pass"
+    }
     out["notation"] = notation
     if isinstance(move, Place):
         try:

@@ -163,7 +163,9 @@ def out_risk(
     bag."""
     if move.size < bag_size or bag_size <= 0:
         return 0.0
-    after = board.with_cells_unchecked((sq, letter.lower() if blank else letter) for sq, letter, blank in move.tiles)
+    after = board.with_cells_unchecked(
+        (sq, letter.lower() if blank else letter) for sq, letter, blank in move.tiles
+    )
     values = board.variant.values
     pool = list(unseen)
     total = 0.0

@@ -117,7 +117,11 @@ def rank(
     variant = pos.variant
     values = variant.values
     out: list[Option] = []
-    jitter = (lambda: rng.gauss(0.0, noise)) if noise > 0 and rng is not None else (lambda: 0.0)
+    noisy = rng if noise > 0 else None
+
+    def jitter() -> float:
+        return noisy.gauss(0.0, noise) if noisy is not None else 0.0
+
     unseen_value = sum(values.get(t, 0) for t in pos.unseen)
     for m in moves:
         kept = leave_of(pos.rack, m)

@@ -1,9 +1,10 @@
 """Rack-leave values: what the tiles a move keeps are worth, in points, for the next turns.
 
 The value of a leave (1-6 tiles, ``?`` for a blank) is composed from a few fitted numbers, as Quackle derives
-its superleaves from self-play: one value per leave size, one per tile kind (its first copy), a penalty per extra
-copy of the same kind, and a synergy per pair of distinct kinds kept together. That representation generalises from a
-15-minute self-play run, which a table of every possible leave (hundreds of thousands of them) would not.
+its superleaves from self-play: one value per leave size, one per tile kind (its first copy), a penalty per
+extra copy of the same kind, and a synergy per pair of distinct kinds kept together. That representation
+generalises from a 15-minute self-play run, which a table of every possible leave (hundreds of thousands
+of them) would not.
 
 The numbers live in ``leaves.json`` next to this module, written by :mod:`relay.bots.train_leaves` (which
 records its seed, game count and time there). :func:`default_model` loads it once per process.
@@ -68,12 +69,20 @@ class LeaveModel:
         return cached
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, **self.meta, "weights": {k: round(v, 3) for k, v in sorted(self.weights.items())}}
+        return {
+            "format": FORMAT,
+            **self.meta,
+            "weights": {k: round(v, 3) for k, v in sorted(self.weights.items())},
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> LeaveModel:
         """Raises LeaveError for anything but a format-1 leave file."""
-        if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("weights"), dict):
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != FORMAT
+            or not isinstance(data.get("weights"), dict)
+        ):
             raise LeaveError("the leave file is not a format-1 leave table")
         weights = data["weights"]
         if not all(isinstance(k, str) and isinstance(v, int | float) for k, v in weights.items()):

@@ -143,7 +143,9 @@ class MoveGenDriver:
                 from relay.bots.vocab import common_words
 
                 words = self._word_list()
-                member = words if hasattr(words, "__contains__") and not isinstance(words, list) else set(words)
+                member = (
+                    words if hasattr(words, "__contains__") and not isinstance(words, list) else set(words)
+                )
                 graph = build_graph(w for w in sorted(set(common_words(level.vocabulary))) if w in member)
                 self._vocab_graphs[level.vocabulary] = graph
             return graph

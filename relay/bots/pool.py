@@ -72,7 +72,9 @@ def _choose(view: dict[str, Any], level: str, seed: int) -> Move:
 class ProcessDriver:
     """A :class:`relay.botdriver.BotDriver` whose ``choose`` runs in ``processes`` worker processes."""
 
-    def __init__(self, words: Any = None, *, processes: int = 1, budget_seconds: float = DEFAULT_BUDGET_SECONDS):
+    def __init__(
+        self, words: Any = None, *, processes: int = 1, budget_seconds: float = DEFAULT_BUDGET_SECONDS
+    ):
         self._spec = _word_spec(words)
         self._processes = max(1, processes)
         self._budget = budget_seconds

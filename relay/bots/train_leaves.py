@@ -3,8 +3,9 @@
 Method (Quackle's superleaves, made compact): play two-player games with the move generator; after every
 placement or exchange made while the bag still refills the rack, record the tiles kept and the points the
 same seat scores on its next turn. A leave's value is how much that next score beats the score after keeping
-nothing; it is fitted by ridge regression on a few features per leave (its size, each tile kind kept, extra
-copies of a kind, each pair of kinds kept together), so it composes for any leave of 1-6 tiles, blanks included.
+nothing; it is fitted by ridge regression on a few features per leave (its size, each tile kind kept,
+extra copies of a kind, each pair of kinds kept together), so it composes for any leave of 1-6 tiles, blanks
+included.
 
 Two rounds: games between top-score players (ties at random) give a first fit, then games between equity
 players using that fit (exchanges weighed) give the data of the final fit, so the values describe the
@@ -18,6 +19,7 @@ Usage: nice -n 5 .venv/bin/python -m relay.bots.train_leaves [--minutes 12] [--s
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import sys
 import time
@@ -60,7 +62,7 @@ def samples(record: GameRecord) -> Iterable[tuple[str, int]]:
     for i, t in enumerate(record.turns):
         by_seat[t.seat].append(i)
     for idxs in by_seat.values():
-        for a, b in zip(idxs, idxs[1:], strict=False):
+        for a, b in itertools.pairwise(idxs):
             t = record.turns[a]
             if t.kind in ("place", "swap") and t.bag_after >= 7 and t.leave:
                 yield t.leave, record.turns[b].score
@@ -94,7 +96,7 @@ def fit(data: list[tuple[str, int]]) -> dict[str, float]:
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     """Gaussian elimination with partial pivoting (the system is small and symmetric positive definite)."""
     n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    m = [[*row, b[i]] for i, row in enumerate(a)]
     for c in range(n):
         p = max(range(c, n), key=lambda r: abs(m[r][c]))
         m[c], m[p] = m[p], m[c]
@@ -142,13 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     budget = args.minutes * 60
     data1, g1, _ = run_round(graph, None, rng, budget * 0.35, fixed[0])
     first = LeaveModel(fit(data1))
-    print(f"# round 1: {g1} games, {len(data1)} samples, {time.process_time() - cpu0:.0f} s CPU", file=sys.stderr)
+    print(
+        f"# round 1: {g1} games, {len(data1)} samples, {time.process_time() - cpu0:.0f} s CPU",
+        file=sys.stderr,
+    )
     left = budget - (time.process_time() - cpu0)
     data2, g2, recs = run_round(graph, first, rng, left, fixed[1])
     weights = fit(data2 + data1)
     cpu = time.process_time() - cpu0
     mean = sum(sum(r.scores) / 2 for r in recs) / max(1, len(recs))
-    print(f"# round 2: {g2} games, {len(data2)} samples, mean score {mean:.0f}; {cpu:.0f} s CPU", file=sys.stderr)
+    print(
+        f"# round 2: {g2} games, {len(data2)} samples, mean score {mean:.0f}; {cpu:.0f} s CPU",
+        file=sys.stderr,
+    )
     model = LeaveModel(
         {k: v for k, v in weights.items()},
         {

@@ -17,7 +17,8 @@ from relay.bots.player import MoveGenDriver
 from relay.lexicon import WordList
 
 # "LA" across on G7-H7. S hooks LAS at I7 (3 points); K makes KA down from H6 (11) or LAK at I7 (12),
-# which takes the only square the S could use (without SKA in the list). Nothing in the list holds a U: a rack of U is blocked.
+# which takes the only square the S could use (without SKA in the list). Nothing in the list holds a U:
+# a rack of U is blocked.
 WORDS = ["LA", "LAS", "LAK", "KA", "SKA"]
 BOARD = Board.empty("lexio").with_tiles([Tile("G7", "L"), Tile("H7", "A")])
 

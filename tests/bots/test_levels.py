@@ -30,7 +30,8 @@ def test_the_five_levels_map_to_their_names_weakest_first() -> None:
     vocab = [LEVELS[n].vocabulary or 10**9 for n in LEVEL_NAMES]
     assert vocab == sorted(vocab) and LEVELS["expert"].vocabulary is None
     assert [LEVELS[n].max_tiles for n in LEVEL_NAMES] == sorted(LEVELS[n].max_tiles for n in LEVEL_NAMES)
-    assert [LEVELS[n].noise for n in LEVEL_NAMES] == sorted((LEVELS[n].noise for n in LEVEL_NAMES), reverse=True)
+    noise = [LEVELS[n].noise for n in LEVEL_NAMES]
+    assert noise == sorted(noise, reverse=True)
     assert LEVELS["expert"].exchanges and LEVELS["expert"].endgame and LEVELS["expert"].leave_weight == 1.0
 
 

@@ -65,7 +65,9 @@ async def test_the_analysis_is_refused_before_the_end_and_served_once_after(
         await relay.stop()
 
 
-async def test_a_relay_without_a_move_generator_says_so(tmp_path: Path, session: aiohttp.ClientSession) -> None:
+async def test_a_relay_without_a_move_generator_says_so(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
     relay = await start_relay(tmp_path, bot_driver=None)
     try:
         _, players = await seated_game(session, relay)

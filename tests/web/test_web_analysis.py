@@ -17,7 +17,13 @@ ANALYSIS = {
         {
             "turn": 1,
             "played": {"kind": "place", "notation": "G7 AS", "words": ["AS"], "score": 4, "equity": 3.0},
-            "best": {"kind": "place", "notation": "G7 MAISON", "words": ["MAISON"], "score": 22, "equity": 20.5},
+            "best": {
+                "kind": "place",
+                "notation": "G7 MAISON",
+                "words": ["MAISON"],
+                "score": 22,
+                "equity": 20.5,
+            },
             "lost": 17.5,
         },
         {
@@ -55,7 +61,9 @@ def test_a_refusal_is_shown_and_a_spectator_has_no_button() -> None:
 
     request_analysis(ui)
     fid = next(f["id"] for f in ui.outbox if f["type"] == "analyse")
-    ui.on_frame({"type": "error", "id": fid, "code": "analysis_used", "message": "x", "params": {}, "now": T0}, T0)
+    ui.on_frame(
+        {"type": "error", "id": fid, "code": "analysis_used", "message": "x", "params": {}, "now": T0}, T0
+    )
     html = render.end(ui, FR, "/gcg")
     assert "déjà eu l&#x27;analyse" in html
     watcher = at_table(ended(), None)

@@ -64,14 +64,20 @@ def analysis_panel(state: Any, tr: Translator) -> str:
         parts = []
         if state.analysis_error is not None:
             code, params = state.analysis_error
-            parts.append(f'<p class="error" role="alert" data-testid="analysis-error">{_e(tr.error(code, params))}</p>')
-        busy = ' disabled aria-busy="true"' if state.analysis_pending else (" disabled" if state.cut_off else "")
+            parts.append(
+                f'<p class="error" role="alert" data-testid="analysis-error">{_e(tr.error(code, params))}</p>'
+            )
+        busy = (
+            ' disabled aria-busy="true"' if state.analysis_pending else (" disabled" if state.cut_off else "")
+        )
         label = tr.t("analysis_pending" if state.analysis_pending else "analysis_ask")
         parts.insert(
             0,
             f'<button type="button" id="ask-analysis" data-act="analyse"{busy}>{_e(label)}</button>',
         )
-        return f'<section class="analysis" aria-label="{_e(tr.t("analysis_title"))}">{"".join(parts)}</section>'
+        return (
+            f'<section class="analysis" aria-label="{_e(tr.t("analysis_title"))}">{"".join(parts)}</section>'
+        )
     rows = []
     lost_total = 0.0
     best_count = 0
@@ -84,19 +90,27 @@ def analysis_panel(state: Any, tr: Translator) -> str:
         best_cell = tr.t("analysis_same") if same else _move_text(best, tr)
         rows.append(
             f'<tr data-testid="analysis-row"><td class="num">{_e(m.get("turn", ""))}</td>'
-            f"<td>{_e(_move_text(played, tr))}</td><td class=\"num\">{_e(played.get('score', 0))}</td>"
-            f"<td>{_e(best_cell)}</td><td class=\"num\">{'' if same else _e(best.get('score', 0))}</td>"
+            f'<td>{_e(_move_text(played, tr))}</td><td class="num">{_e(played.get("score", 0))}</td>'
+            f'<td>{_e(best_cell)}</td><td class="num">{"" if same else _e(best.get("score", 0))}</td>'
             f'<td class="num">{"" if same else _e(f"-{lost:.1f}")}</td></tr>'
         )
     summary = tr.t("analysis_summary", best=best_count, moves=len(moves), lost=f"{lost_total:.1f}")
     head = "".join(
         f'<th scope="col">{_e(tr.t(k))}</th>'
-        for k in ("analysis_turn", "analysis_played", "analysis_points", "analysis_best", "analysis_points", "analysis_lost")
+        for k in (
+            "analysis_turn",
+            "analysis_played",
+            "analysis_points",
+            "analysis_best",
+            "analysis_points",
+            "analysis_lost",
+        )
     )
     return (
         f'<section class="analysis" aria-labelledby="analysis-title" data-testid="analysis">'
         f'<h2 id="analysis-title">{_e(tr.t("analysis_title"))}</h2>'
         f'<p data-testid="analysis-summary">{_e(summary)}</p>'
-        f'<table class="final analysis-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f'<table class="final analysis-table"><thead><tr>{head}</tr></thead>'
+        f'<tbody>{"".join(rows)}</tbody></table>'
         "</section>"
     )
