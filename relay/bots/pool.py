@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import os
 import random
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -44,7 +45,7 @@ def _is_file(name: str) -> bool:
     from pathlib import Path
 
     try:
-        return Path(name).is_file()
+        return all(Path(part).is_file() for part in name.split(os.pathsep))
     except OSError:
         return False
 
