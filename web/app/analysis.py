@@ -110,7 +110,8 @@ def analysis_panel(state: Any, tr: Translator) -> str:
         f'<section class="analysis" aria-labelledby="analysis-title" data-testid="analysis">'
         f'<h2 id="analysis-title">{_e(tr.t("analysis_title"))}</h2>'
         f'<p data-testid="analysis-summary">{_e(summary)}</p>'
-        f'<table class="final analysis-table"><thead><tr>{head}</tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table>'
+        # Six columns do not fit a phone: the table scrolls sideways inside its own box.
+        f'<div style="overflow-x:auto"><table class="final analysis-table"><thead><tr>{head}</tr></thead>'
+        f'<tbody>{"".join(rows)}</tbody></table></div>'
         "</section>"
     )
