@@ -114,3 +114,14 @@ def test_a_deadline_cuts_both_directions_evenly(fr_graph: WordGraph, monkeypatch
     cut = generate(board, rack, fr_graph, deadline=6.0)
     assert not cut.complete
     assert any(across(m) for m in cut.moves) and any(not across(m) and m.size > 1 for m in cut.moves)
+
+
+def test_with_three_players_and_the_bag_empty_the_bot_plays_out_its_costly_tiles() -> None:
+    board = Board.empty("lexio")
+    p = Position(board, "KE", 0, "AEIOUST", (4, 3))
+    keeps_k = cand(10, "E")  # 10 points, but the K (10) stays on the rack to the end
+    keeps_e = cand(6, "K")  # 6 points, only the E (1) left
+    ranked = rank([keeps_k, keeps_e], p, default_model())
+    assert ranked[0].move == keeps_e and ranked[0].equity == pytest.approx(6 - 1.5 * 1)
+    out = cand(3, "KE")  # going out gains the unseen tiles' value, shared over the two opponents
+    assert rank([keeps_k, keeps_e, out], p, default_model())[0].move == out
