@@ -14,6 +14,7 @@ in-process driver over the same list.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 import os
 import random
@@ -27,6 +28,7 @@ from relay.bots.player import DEFAULT_BUDGET_SECONDS, MoveGenDriver, level_of
 __all__ = ["ProcessDriver"]
 
 _WORKER: MoveGenDriver | None = None
+WORKER_NICENESS = 10
 
 
 def _word_spec(words: Any) -> tuple[str, Any]:
@@ -52,6 +54,9 @@ def _is_file(name: str) -> bool:
 
 def _init_worker(spec: tuple[str, Any], budget: float) -> None:
     global _WORKER
+    # People before bots: on a busy machine the relay's loop (acks) wins the CPU over a bot's thinking.
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(WORKER_NICENESS)
     kind, value = spec
     if kind == "spec":
         from relay.lexicon import load_lexicon
