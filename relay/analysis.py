@@ -8,6 +8,8 @@ It is computed at most once per seat and kept with the table (``Table.analyses``
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from relay.tables import Conn, Referee, RelayError, Table, dumps
@@ -24,6 +26,7 @@ async def serve_analysis(referee: Referee, table: Table, conn: Conn, msg_id: str
     """
     from relay.bots.analysis import analyse_seat
     from relay.bots.player import MoveGenDriver
+    from relay.bots.pool import ProcessDriver
 
     async with table.lock:
         seat = conn.seat
@@ -35,13 +38,19 @@ async def serve_analysis(referee: Referee, table: Table, conn: Conn, msg_id: str
             raise RelayError("not_ended", "the analysis is ready once the game has ended")
         if seat in table.analyses:
             raise RelayError("analysis_used", "this seat already had the analysis of its moves")
-        driver = getattr(referee.bot_driver, "analyst", referee.bot_driver)
-        if not isinstance(driver, MoveGenDriver):
+        bot = referee.bot_driver
+        job: Callable[[], Any]
+        state = referee.full_state(table)
+        if isinstance(bot, ProcessDriver):
+            job = functools.partial(bot.analyse, state, seat)
+        elif isinstance(bot, MoveGenDriver):
+            job = functools.partial(analyse_seat, state, seat, bot)
+        else:
             raise RelayError("analysis_unavailable", "this relay cannot analyse games")
         table.analyses[seat] = None  # claimed: a second request is refused even while this one computes
-        state = referee.full_state(table)
     try:
-        moves: Any = await asyncio.get_running_loop().run_in_executor(None, analyse_seat, state, seat, driver)
+        # A worker thread (that waits for a bot process, with the default driver): never the event loop.
+        moves: Any = await asyncio.get_running_loop().run_in_executor(None, job)
     except Exception as exc:
         table.analyses.pop(seat, None)  # not served: the seat may ask again
         raise RelayError("analysis_unavailable", f"the analysis failed: {type(exc).__name__}") from exc

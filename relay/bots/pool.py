@@ -7,8 +7,8 @@ pool of worker processes, each holding its own :class:`~relay.bots.player.MoveGe
 once per worker from the same word list); the relay's worker thread only waits for the answer.
 
 :func:`relay.bots.driver` uses it when ``LEXIO_BOT_PROCESSES`` is 1 or more (the default is 1); 0 keeps
-the thinking in the relay's threads. The post-game analysis (rare) uses :attr:`ProcessDriver.analyst`, an
-in-process driver over the same list.
+the thinking in the relay's threads. The post-game analysis runs in the workers too
+(:meth:`ProcessDriver.analyse`).
 """
 
 from __future__ import annotations
@@ -75,6 +75,15 @@ def _choose(view: dict[str, Any], level: str, seed: int) -> Move:
     return _WORKER.choose(view, level, random.Random(seed))
 
 
+def _analyse(events: list[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
+    import engine
+    from relay.bots.analysis import analyse_seat
+
+    assert _WORKER is not None
+    state = engine.replay(engine.event_from_dict(e) for e in events)
+    return analyse_seat(state, seat, _WORKER)
+
+
 class ProcessDriver:
     """A :class:`relay.botdriver.BotDriver` whose ``choose`` runs in ``processes`` worker processes."""
 
@@ -86,7 +95,6 @@ class ProcessDriver:
         self._budget = budget_seconds
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
-        self.analyst = MoveGenDriver(words, budget_seconds=budget_seconds)
 
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -111,6 +119,14 @@ class ProcessDriver:
         ``bad_level`` at once, here)."""
         level_of(level)
         return self._executor().submit(_choose, view, level, rng.getrandbits(64)).result()
+
+    def analyse(self, state: Any, seat: int) -> list[dict[str, Any]]:
+        """:func:`relay.bots.analysis.analyse_seat` of the ended ``state`` (with its journal) in a worker
+        process (the journal goes as JSON-ready dicts). Raises what it raises."""
+        import engine
+
+        events = [engine.event_to_dict(e) for e in state.events]
+        return self._executor().submit(_analyse, events, seat).result()
 
     def close(self) -> None:
         with self._lock:

@@ -78,3 +78,26 @@ async def test_a_relay_without_a_move_generator_says_so(
             await p.close()
     finally:
         await relay.stop()
+
+
+async def test_the_default_driver_analyses_in_its_worker_process(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    from relay.bots.pool import ProcessDriver
+
+    bots = ProcessDriver(short_wordlist())
+    relay = await start_relay(tmp_path, bot_driver=bots)
+    try:
+        _, players = await seated_game(session, relay)
+        first = await players[0].send(players[0].choose())
+        for p in players:
+            await p.wait_seq(first["seq"])
+        await pass_to_end(players)
+        ack = await players[0].send({"type": "analyse"}, timeout=60)
+        moves = analysis_frame(players[0], ack["id"])["moves"]
+        assert moves[0]["played"]["kind"] == "place" and all(m["lost"] >= 0 for m in moves)
+        for p in players:
+            await p.close()
+    finally:
+        await relay.stop()
+        bots.close()
