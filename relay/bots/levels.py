@@ -32,9 +32,9 @@ class Level:
 
 
 _ALL: Final = (
-    Level("beginner", "débutant", 2_500, 4, 0.0, 6.0, False, False),
-    Level("easy", "facile", 8_000, 5, 0.0, 4.0, False, False),
-    Level("medium", "moyen", 25_000, 7, 0.3, 3.0, False, False),
+    Level("beginner", "débutant", 6_000, 5, 0.0, 4.0, False, False),
+    Level("easy", "facile", 15_000, 6, 0.0, 3.0, False, False),
+    Level("medium", "moyen", 40_000, 7, 0.3, 2.0, False, False),
     Level("strong", "fort", None, 7, 0.6, 0.0, False, False),
     Level("expert", "expert", None, 7, 1.0, 0.0, True, True),
 )
