@@ -54,13 +54,15 @@ def cand(score: int, tiles: str) -> Candidate:
 
 def test_equity_prefers_a_good_leave_to_a_point_more() -> None:
     model = default_model()
-    keeps_blank = cand(20, "QUV")  # keeps ?ES... of "?ESQUV" minus QUV
-    keeps_junk = cand(22, "?ES")
-    ranked = rank([keeps_junk, keeps_blank], pos("?ESQUVW", 60), model, with_exchanges=False)
-    assert ranked[0].move == keeps_blank and ranked[0].leave == "?ESW"
-    assert ranked[0].equity == pytest.approx(20 + model.value("?ESW"))
+    assert model.value("?S") > model.value("VW") + 2  # the table's own judgement, which the choice follows
+    keeps_blank = cand(20, "VWAE")  # keeps ?S
+    keeps_junk = cand(22, "?SAE")  # two points more, keeps VW
+    rack = "?SVWAE"
+    ranked = rank([keeps_junk, keeps_blank], pos(rack, 60), model, with_exchanges=False)
+    assert ranked[0].move == keeps_blank and ranked[0].leave == "?S"
+    assert ranked[0].equity == pytest.approx(20 + model.value("?S"))
     # Score alone (a leave weight of 0) takes the two points.
-    assert rank([keeps_junk, keeps_blank], pos("?ESQUVW", 60), model, leave_weight=0)[0].move == keeps_junk
+    assert rank([keeps_junk, keeps_blank], pos(rack, 60), model, leave_weight=0)[0].move == keeps_junk
 
 
 @pytest.mark.parametrize("bag", [0, 1, 3, 7, 50])
