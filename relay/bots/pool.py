@@ -23,6 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from engine.moves import Move
+from relay.bots.graph import WordGraph
 from relay.bots.player import DEFAULT_BUDGET_SECONDS, MoveGenDriver, level_of
 
 __all__ = ["ProcessDriver"]
@@ -95,6 +96,8 @@ class ProcessDriver:
         self._budget = budget_seconds
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._words = words
+        self._local: MoveGenDriver | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -109,10 +112,15 @@ class ProcessDriver:
                 atexit.register(self.close)
             return self._pool
 
-    def warm(self) -> None:
-        """Start the workers now (each loads the word graph)."""
+    def warm(self) -> WordGraph:
+        """Start the workers now (each loads the word graph) and return the same graph, loaded here too
+        (for checks and tools: the relay itself never needs it)."""
         pool = self._executor()
         list(pool.map(_noop, range(self._processes)))
+        with self._lock:
+            if self._local is None:
+                self._local = MoveGenDriver(self._words)
+        return self._local.warm()
 
     def choose(self, view: dict[str, Any], level: str, rng: random.Random) -> Move:
         """As :meth:`MoveGenDriver.choose`, in a worker process (raises what it raises; BotError
