@@ -123,18 +123,20 @@ def _judge(
         played_move = Place(ev.tiles)
         v = board.variant
         cand = Candidate(ev.score, tuple(sorted((v.index[t.square], t.letter, t.blank) for t in ev.tiles)))
-        judged = rank([cand], pos, leaves, with_exchanges=False)
+        judged = rank([cand], pos, leaves, leave_weight=expert.leave_weight, with_exchanges=False)
         played = judged[0] if judged else None
     elif isinstance(ev, Swapped):
         played_move = Swap(ev.returned)
         kept = list(me.rack)
         for t in ev.returned:
             kept.remove(t)
-        played = Option("swap", leaves.value("".join(kept)), 0, "".join(sorted(kept)), None, ev.returned)
+        eq = expert.leave_weight * leaves.value("".join(kept))
+        played = Option("swap", eq, 0, "".join(sorted(kept)), None, ev.returned)
     else:
         played_move = Pass()
         # A pass keeps the whole rack and draws nothing.
-        eq = leaves.value(me.rack) if s.bag else -1.5 * board.variant.rack_value(me.rack)
+        rack_cost = -1.5 * board.variant.rack_value(me.rack)
+        eq = expert.leave_weight * leaves.value(me.rack) if s.bag else rack_cost
         played = Option("pass", eq, 0, me.rack)
     if best is None or (played is not None and played.equity > best.equity):
         best = played
