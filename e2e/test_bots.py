@@ -14,6 +14,7 @@ def test_a_game_against_the_expert_to_the_end_then_the_analysis_of_my_moves(
     alice = players("Alice")
     page = alice.page
     alice.open(f"/t/{relay.create_table()}")
+    page.locator("#join-table").click()  # the link opens the table's invitation, name filled in
     expect(page.locator("#seat-list li")).to_have_count(1)
     levels = page.locator("#bot-level option")
     expect(levels).to_have_count(5)
