@@ -291,8 +291,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "probe_limit": (
         "Trop de mots inconnus essayés depuis votre connexion, toutes tables confondues : "
         "réessayez dans {seconds} s.",
-        "Too many unknown words tried from your connection, all tables together: "
-        "try again in {seconds} s.",
+        "Too many unknown words tried from your connection, all tables together: try again in {seconds} s.",
     ),
     "tables_busy": (
         "Trop de tables attendent des joueurs sur ce serveur : réessayez plus tard.",

@@ -648,6 +648,9 @@ class App:
                 self.store("lexio:name", s.name.strip())
             self.send_patch()
             return  # no re-render while typing (keeps the caret)
+        if bind == "link":
+            s.lobby.link = value
+            return  # no re-render while typing (keeps the caret)
         if bind == "turn_seconds":
             s.turn_seconds = int(value)
         elif bind == "public":
