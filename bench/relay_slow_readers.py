@@ -1,9 +1,9 @@
 """Slow-reader benchmark: N game sockets that never read, each asking snapshots, against a relay process.
 
 Measures the relay's RSS (/proc) before, at its peak while the sockets flood, and after they are gone, and
-how each socket ended (the close code it reads at the end). With the default resync limit the snapshots
-are mostly refused (``rate_limited``); ``--unlimited-resyncs`` lifts it (the per-connection frame limit,
-15/s, still holds), and ``--output-cap-kib`` lowers the cap so that it acts within the run.
+how each socket ended (the close code it reads at the end). With the default resync budget (10, then 2/s)
+the snapshots past it wait and are merged; ``--unlimited-resyncs`` lifts it (the per-connection frame
+limit, 15/s, still holds), and ``--output-cap-kib`` sets the cap past which a socket is closed (4002).
 
 Output: ``#`` lines, then ``name<TAB>value<TAB>unit`` lines.
 
