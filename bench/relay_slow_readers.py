@@ -163,7 +163,7 @@ async def main_async(args: argparse.Namespace) -> int:
     print("# Lexio slow-reader benchmark (bench/relay_slow_readers.py)")
     print(
         f"# {args.sockets} sockets that never read, {args.rate:g} resyncs/s each for {args.seconds:g} s; "
-        f"resync limit {'lifted' if args.unlimited_resyncs else 'default (5, then 0.5/s)'}, "
+        f"resync limit {'lifted' if args.unlimited_resyncs else 'default (10, then 2/s)'}, "
         f"output cap {args.output_cap_kib} KiB"
     )
     print(f"# how they ended (close code read at the end): {counts}")
