@@ -579,6 +579,14 @@ def _bot_name(table: Table) -> str:
     return next(f"Robot {n}" for n in range(1, 6) if f"robot {n}" not in taken)
 
 
+def _bot_seat(table: Table, seat: int) -> int:
+    # Read under the lock: only a computer player's seat may be freed by seat 0 (a person leaves by itself).
+    seats = table.state.seats
+    if not 0 <= seat < len(seats) or not seats[seat].bot:
+        raise RelayError("not_a_bot", f"seat {seat} is not a computer player", seat=seat)
+    return seat
+
+
 def _tile(t: TileIn) -> Any:
     letter = t.letter
     if t.blank and letter in ("", "?"):
@@ -638,6 +646,11 @@ async def dispatch(
             raise _Refusal(m.id, "not_first_seat", "only the first seat may add a computer player")
         level = m.level or "medium"
         command = lambda t: [engine.Join(_bot_name(t), bot=level)]  # noqa: E731
+    elif m.type == "remove_bot":
+        if seat != 0:
+            raise _Refusal(m.id, "not_first_seat", "only the first seat may remove a computer player")
+        target = m.seat if m.seat is not None else -1
+        command = lambda t: [engine.Leave(_bot_seat(t, target))]  # noqa: E731
     elif m.type == "place":
         tiles = tuple(_tile(t) for t in m.tiles)
         command = lambda t: [engine.Play(_seat(conn), engine.Place(tiles))]  # noqa: E731

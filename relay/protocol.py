@@ -53,6 +53,7 @@ class ClientMessage:
     tiles: tuple[TileIn, ...] = ()
     swap: str = ""
     since: int | None = None
+    seat: int | None = None
 
 
 # type -> (required keys, optional keys); "type" and "id" are always allowed.
@@ -62,6 +63,7 @@ _SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "start": (frozenset(), frozenset()),
     "leave": (frozenset(), frozenset()),
     "add_bot": (frozenset({"level"}), frozenset()),
+    "remove_bot": (frozenset({"seat"}), frozenset()),
     "place": (frozenset({"tiles"}), frozenset()),
     "swap": (frozenset({"tiles"}), frozenset()),
     "pass": (frozenset(), frozenset()),
@@ -141,6 +143,11 @@ def parse_frame(text: str) -> ClientMessage:
         if level not in LEVELS:
             raise ProtocolError("bad_level", f"level must be one of {', '.join(LEVELS)}", msg_id=msg_id)
         return ClientMessage(kind, msg_id, level=level)
+    if kind == "remove_bot":
+        seat = obj["seat"]
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 4:
+            raise _bad("seat", "must be a seat number 0-3", msg_id)
+        return ClientMessage(kind, msg_id, seat=seat)
     if kind == "place":
         tiles = obj["tiles"]
         if not isinstance(tiles, list) or not 1 <= len(tiles) <= 7:

@@ -42,9 +42,12 @@ CLOSE_SLOW = 4002
 BOT_NAMES = {"easy": "Robot facile", "medium": "Robot moyen", "strong": "Robot fort"}
 # A table nobody joined (or everyone left before the start) is dropped after this long.
 EMPTY_TABLE_TTL_MS = 3600 * 1000
-LISTED_FRESH_MS = 10 * 60 * 1000
 # Full states (journal included) kept in memory for repeated snapshots.
 FULL_STATE_CACHE = 16
+# A public table stays in the open list while someone is connected to it, and this long after the last
+# one left (or after its creation, for the creator to arrive): a reload does not drop it, an abandoned
+# table leaves the list within 30 s.
+LISTED_GRACE_MS = 20 * 1000
 
 
 # The OS's randomness; stateless, so one instance serves every table (each SystemRandom() would carry an
@@ -154,6 +157,9 @@ class Table:
     rematch: dict[str, Any] | None = None
     # New table of a rematch: the old table's computer players (name, level), seated after the first arrival.
     rematch_bots: tuple[tuple[str, str], ...] = ()
+    # When the last connection left (None: someone is connected, or nobody came yet); the open list uses it.
+    empty_since: int | None = None
+    watchers_told: int = 0  # the spectator count last broadcast (docs/protocol.md, "watchers")
 
     @property
     def status(self) -> str:
@@ -425,7 +431,11 @@ class Referee:
         for t in self.tables.values():
             if not t.public or t.status not in ("waiting", "empty") or t.seat_count() >= 4:
                 continue
-            if t.conns or now - t.created_ms < LISTED_FRESH_MS:
+            if t.conns or t.watchers:
+                out.append(t)
+                continue
+            since = t.empty_since if t.empty_since is not None else t.created_ms
+            if now - since < LISTED_GRACE_MS:
                 out.append(t)
         out.sort(key=lambda t: t.created_ms, reverse=True)
         return out[:100]
@@ -613,6 +623,8 @@ class Referee:
         table.state = elide_journal(state)
         for ev, (_, th) in zip(events, rows, strict=True):
             self._track(table, old_state, ev, th, conn)
+        if new_token is not None:
+            table.empty_since = None
         self.metrics.events += len(events)
         self.metrics.actions[kind] += 1
         # A joining connection gets welcome + snapshot (which hold these events) instead.
@@ -622,6 +634,7 @@ class Referee:
             self._answer(table, conn, msg_id, events, now, t0)
         else:
             self._latency(t0)
+        self.watchers_changed(table)  # a spectator took a seat, or a seat left and now watches
         log_event(
             "action",
             table=table.id,
@@ -780,6 +793,7 @@ class Referee:
                     "view": engine.view(self.full_state(table), conn.seat, now_ms=now),
                     "clock": self.clock(table),
                     "presence": table.presence(),
+                    "watchers": len(table.watchers),
                     "now": now,
                     **({"rematch": table.rematch} if table.rematch is not None else {}),
                 }
@@ -801,6 +815,16 @@ class Referee:
             )
         )
         self.snapshot(table, conn)
+
+    def watchers_changed(self, table: Table) -> None:
+        """Tell every connection how many watch, when that number changed since it was last told."""
+        count = len(table.watchers)
+        if count == table.watchers_told:
+            return
+        table.watchers_told = count
+        frame = dumps({"type": "watchers", "count": count, "now": self.now_ms()})
+        for c in list(table.all_conns()):
+            c.send(frame)
 
     def presence_changed(self, table: Table, clock_changed: bool) -> None:
         now = self.now_ms()
@@ -870,9 +894,11 @@ class Referee:
             conn.table = table
             table.conns[seat] = conn
             table.watchers.discard(conn)
+            table.empty_since = None
             was_away = table.away_since.pop(seat, None) is not None
             self.welcome(table, conn, msg_id, token)
             self.presence_changed(table, clock_changed=was_away and table.state.turn == seat)
+            self.watchers_changed(table)
             log_event("rejoin", table=table.id, seat=seat)
 
     async def watch(self, table: Table, conn: Conn, msg_id: str | None) -> None:
@@ -881,7 +907,9 @@ class Referee:
             conn.table = table
             conn.seat = None
             table.watchers.add(conn)
+            table.empty_since = None
             self.welcome(table, conn, msg_id, None)
+            self.watchers_changed(table)
 
     async def disconnect(self, conn: Conn) -> None:
         table = conn.table
@@ -889,6 +917,7 @@ class Referee:
             return
         async with table.lock:
             table.watchers.discard(conn)
+            self.watchers_changed(table)
             seat = conn.seat
             if seat is not None and table.conns.get(seat) is conn:
                 del table.conns[seat]
@@ -896,6 +925,8 @@ class Referee:
                     table.away_since[seat] = self.now_ms()
                 self.presence_changed(table, clock_changed=table.state.turn == seat)
                 log_event("disconnect", table=table.id, seat=seat)
+            if not table.conns and not table.watchers:
+                table.empty_since = self.now_ms()
 
     # -- bots ------------------------------------------------------------------------------------------------
     def _schedule_bot(self, table: Table) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from app.strings_ux import STRINGS_UX
+
 LANGS = ("fr", "en")
 
 # code -> (French, English). Placeholders use str.format names from the error's params.
@@ -94,11 +96,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "abbr_crossing": ("✕", "✕"),
     "abbr_source": ("★", "★"),
     "sq_tile": ("{letter}, {value} pt", "{letter}, {value} pt"),
-    "sq_blank": ("joker {letter}", "blank {letter}"),
+    "sq_blank": ("{letter}, joker", "{letter}, blank"),
     "sq_pending": ("posé", "placed"),
     "rack": ("Chevalet", "Rack"),
     "rack_tile": ("{letter}, {value} pt", "{letter}, {value} pt"),
-    "rack_blank": ("joker", "blank"),
+    "rack_blank": ("?, joker", "?, blank"),
     "shuffle": ("Mélanger", "Shuffle"),
     "recall": ("Reprendre", "Recall"),
     "submit": ("Jouer", "Play"),
@@ -288,6 +290,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "network_error": ("Serveur injoignable.", "Server unreachable."),
 }
 
+STRINGS.update(STRINGS_UX)
+
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}
 
@@ -330,6 +334,8 @@ class Translator:
         key = _ALIASES.get(code, code)
         if key == "bad_name" and (params or {}).get("reason") == "taken":
             key = "bad_name_taken"
+        elif key == "bad_name" and (params or {}).get("reason") == "reserved":
+            key = "name_reserved"
         if key not in STRINGS:
             key = "lexio_error"
         return self.t(key, **dict(params or {}))
