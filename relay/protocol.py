@@ -15,7 +15,7 @@ from typing import Any, Final
 MAX_ID = 64
 MAX_NAME = 100
 MAX_TOKEN = 128
-LEVELS: Final = ("easy", "medium", "strong")
+LEVELS: Final = ("beginner", "easy", "medium", "strong", "expert")
 _SQUARE_RE: Final = re.compile(r"[A-Za-z][0-9]{1,2}")
 _RACK_RE: Final = re.compile(r"[A-Za-z?]{1,7}")
 # Hostile shapes are refused before anything walks the value: nesting, number of values, string sizes.
@@ -70,6 +70,7 @@ _SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "resync": (frozenset(), frozenset({"since"})),
     "ping": (frozenset(), frozenset()),
     "rematch": (frozenset(), frozenset()),
+    "analyse": (frozenset(), frozenset()),
 }
 CLIENT_TYPES: Final = frozenset(_SCHEMA)
 

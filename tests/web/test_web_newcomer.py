@@ -320,3 +320,10 @@ def test_the_journal_names_a_removed_computer_player_and_renumbered_seats_as_the
     lines = render.journal(seated(0, state), EN)
     assert "Robot 1 leaves" in lines and "Alice leaves" in lines and "? " not in lines
     assert lines.index("Carol sits down") < lines.index("Alice leaves")  # newest first
+
+
+def test_a_link_typed_in_join_by_link_survives_a_re_render_of_the_home_screen() -> None:
+    ui = UiState()
+    ui.lobby.link = "http://x/t/abc"
+    link = next(a for t, a in tags(render.home(ui, EN)) if a.get("id") == "link-input")
+    assert link["value"] == "http://x/t/abc" and link["data-bind"] == "link"

@@ -71,9 +71,29 @@ STRINGS: dict[str, tuple[str, str]] = {
     "need_players": ("Il faut au moins 2 joueurs.", "At least 2 players are needed."),
     "add_bot": ("Ajouter un joueur ordinateur", "Add a computer player"),
     "level": ("Niveau", "Level"),
+    "level_beginner": ("débutant", "beginner"),
     "level_easy": ("facile", "easy"),
     "level_medium": ("moyen", "medium"),
     "level_strong": ("fort", "strong"),
+    "level_expert": ("expert", "expert"),
+    # -- post-game analysis (app.analysis)
+    "analysis_ask": ("Analyser mes coups", "Analyse my moves"),
+    "analysis_pending": ("Analyse en cours…", "Analysing…"),
+    "analysis_title": ("Analyse de vos coups", "Analysis of your moves"),
+    "analysis_summary": (
+        "{best} coups sur {moves} égalent le choix de l'expert ; équité perdue en tout : {lost} points.",
+        "{best} of {moves} moves match the expert's choice; equity lost in all: {lost} points.",
+    ),
+    "analysis_turn": ("Tour", "Turn"),
+    "analysis_played": ("Votre coup", "Your move"),
+    "analysis_points": ("Points", "Points"),
+    "analysis_best": ("Choix de l'expert", "Expert's choice"),
+    "analysis_lost": ("Équité perdue", "Equity lost"),
+    "analysis_same": ("le même", "the same"),
+    "analysis_swap": ("échange {tiles}", "exchange {tiles}"),
+    "analysis_pass": ("passe", "pass"),
+    "analysis_used": ("Vous avez déjà eu l'analyse de cette partie.", "You already had this game's analysis."),
+    "analysis_unavailable": ("L'analyse n'est pas disponible.", "The analysis is not available."),
     "leave": ("Quitter", "Leave"),
     "you_marker": ("(vous)", "(you)"),
     "bot_marker": ("ordinateur", "computer"),
@@ -271,8 +291,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "probe_limit": (
         "Trop de mots inconnus essayés depuis votre connexion, toutes tables confondues : "
         "réessayez dans {seconds} s.",
-        "Too many unknown words tried from your connection, all tables together: "
-        "try again in {seconds} s.",
+        "Too many unknown words tried from your connection, all tables together: try again in {seconds} s.",
     ),
     "tables_busy": (
         "Trop de tables attendent des joueurs sur ce serveur : réessayez plus tard.",

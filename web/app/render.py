@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from app.analysis import analysis_panel
 from app.i18n import Translator
 from app.screens import duration as _duration  # noqa: F401  (re-exported: tests, older callers)
 from app.screens import (  # noqa: F401  (home, invite, name_error, table_list: re-exported for the glue)
@@ -738,7 +739,7 @@ def end(state: UiState, tr: Translator, gcg_url: str) -> str:
         f"{_e(tr.t('download_gcg'))}</a>"
         f"{_rematch_button(state, tr)}"
         f'<button type="button" id="back-home" data-act="home">{_e(tr.t("back_home"))}</button>'
-        f"</div>{_rematch_offer(state, tr)}</section>"
+        f"</div>{_rematch_offer(state, tr)}{analysis_panel(state, tr)}</section>"
         f'<div class="end-journal card">{journal(state, tr)}</div>'
     )
 

@@ -23,6 +23,7 @@ import js  # type: ignore[import-not-found]
 
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
 from app import render
+from app.analysis import request_analysis
 from app.i18n import Translator, pick_language
 from app.lobby import own_table_ids
 from app.state import UiState
@@ -552,6 +553,9 @@ class App:
         elif act == "create":
             self.store("lexio:name", s.name)
             self.spawn(self.create_table())
+        elif act == "analyse":
+            request_analysis(s)
+            self.flush()
         elif act == "rematch":
             # Asked on the table's socket (state.request_rematch); the relay's answer sets ``goto``.
             s.request_rematch()
@@ -643,6 +647,9 @@ class App:
             if d.get("type") == "change":
                 self.store("lexio:name", s.name.strip())
             self.send_patch()
+            return  # no re-render while typing (keeps the caret)
+        if bind == "link":
+            s.lobby.link = value
             return  # no re-render while typing (keeps the caret)
         if bind == "turn_seconds":
             s.turn_seconds = int(value)
