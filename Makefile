@@ -11,7 +11,11 @@ CHROMIUM := /usr/lib/chromium/chromium
 SETUP_STAMP := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 WEB_STAMP := web/dist/.built
 
+<<<<<<< HEAD
 .PHONY: run test bench setup tools web chromium postgresql lint unit e2e clean lexicon-sources
+=======
+.PHONY: run test bench setup tools web test-tools chromium lint unit e2e clean lexicon-sources
+>>>>>>> main
 
 setup: $(SETUP_STAMP)
 
@@ -76,10 +80,14 @@ lint: setup
 lexicon-sources: setup
 	$(PY) lexicons/build.py --fetch
 
-unit: setup web lexicon-sources postgresql
+# Browser-side test tools (axe-core for the accessibility checks), pinned and hash-checked, never shipped.
+test-tools: setup
+	$(PY) web/build.py --fetch axe
+
+unit: setup web lexicon-sources test-tools postgresql
 	LEXIO_REQUIRE_LEXICON_BUILD=1 $(PY) -m pytest -q tests
 
-e2e: setup web chromium
+e2e: setup web test-tools chromium
 	$(PY) -m pytest -q e2e
 
 test: lint unit e2e

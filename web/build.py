@@ -328,7 +328,17 @@ def main(argv: list[str] | None = None) -> int:
         default="/",
         help="URL path the site is served under (table links are BASE + 't/ID'); default /",
     )
+    ap.add_argument(
+        "--fetch",
+        action="append",
+        choices=sorted(PACKAGES),
+        help="only fetch (hash-checked) these packages into the npm cache and stop, e.g. the test tools",
+    )
     args = ap.parse_args(argv)
+    if args.fetch:
+        for key in args.fetch:
+            fetch(key)
+        return 0
     out = args.out if args.out.is_absolute() else Path.cwd() / args.out
     base = "/" + args.base.strip("/") + "/" if args.base.strip("/") else "/"
     info = build(out, args.relay, base)
