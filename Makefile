@@ -11,11 +11,7 @@ CHROMIUM := /usr/lib/chromium/chromium
 SETUP_STAMP := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 WEB_STAMP := web/dist/.built
 
-<<<<<<< HEAD
-.PHONY: run test bench setup tools web chromium postgresql lint unit e2e clean lexicon-sources
-=======
-.PHONY: run test bench setup tools web test-tools chromium lint unit e2e clean lexicon-sources
->>>>>>> main
+.PHONY: run test bench setup tools web test-tools chromium postgresql lint unit e2e clean lexicon-sources
 
 setup: $(SETUP_STAMP)
 
