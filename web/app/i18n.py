@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from app.i18n_follow import STRINGS as _FOLLOW
+
 LANGS = ("fr", "en")
 
 # code -> (French, English). Placeholders use str.format names from the error's params.
@@ -270,6 +272,8 @@ STRINGS: dict[str, tuple[str, str]] = {
 }
 
 # Engine codes whose name collides with a UI label get a suffixed key.
+STRINGS.update(_FOLLOW)  # issue 12
+
 _ALIASES = {"game_over": "game_over_err"}
 
 

@@ -14,15 +14,16 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from app import follow
 from app.i18n import Translator
+from app.sheet import last_placement
 from app.state import LEVELS, TURN_CHOICES, UiState
 from app.timing import effective_deadline, format_countdown, remaining_ms, reserve_now, seconds_until
 from app.unseen import unseen_counts, unseen_total
-from engine.variants import BLANK, Kind, get_variant
+from engine.variants import BLANK, Kind
 
 SEL = ' aria-selected="true"'
 ON_TURN = ' class="on-turn"'
-WIN = ' class="winner"'
 BOARD_SLOT = 'id="t-board" class="board-wrap">'
 KIND_CODE = {
     Kind.WORD2: "word2",
@@ -270,6 +271,7 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
         for w in prev["breakdown"].get("words", ()):
             placed_words.update(w.get("squares", ()))
     cells: dict[str, str] = {}
+    last = last_placement(state.view)
     for i, sq in enumerate(variant.names):
         if only is not None and sq not in only:
             continue
@@ -319,6 +321,9 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
             classes.append("cursor")
             classes.append("dir-across" if state.across else "dir-down")
         label = ", ".join(x for x in (sq, label_kind, state_txt) if x)
+        if sq in last:  # outlined and marked in CSS too: not colour alone
+            classes.append("last-move")
+            label += ", " + tr.t("sq_last_move")
         cells[sq] = (
             f'<div class="{" ".join(classes)}" id="sq-{sq}" data-sq="{sq}" role="gridcell" '
             f'aria-label="{_e(label)}"{SEL if sq == state.cursor else ""}>{inner}</div>'
@@ -326,7 +331,9 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
     return cells
 
 
-def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None) -> str:
+def board(
+    state: UiState, tr: Translator, cells: Mapping[str, str] | None = None, *, help_line: bool = True
+) -> str:
     variant = state.variant
     cells = cells if cells is not None else board_cells(state, tr)
     rows = []
@@ -342,7 +349,7 @@ def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None
         f'<div id="board" class="board" role="grid" tabindex="0" data-testid="board" '
         f'style="--n:{variant.width}" aria-label="{_attr_t(tr, "board_label")}"{active}>{"".join(rows)}</div>'
         "</div>"
-        f'<p class="kbd-help muted" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>'
+        + (f'<p class="kbd-help muted" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>' if help_line else "")
     )
 
 
@@ -492,6 +499,7 @@ def status(state: UiState, tr: Translator, server_now: int) -> str:
         f'id="countdown" data-testid="countdown">{_e(tr.t("time_short"))} {_e(shown)}</span>'
         f'<span class="bag" data-testid="bag">{_e(tr.t("bag_n", n=v.get("bag_size", "?")))}</span>'
         f'<span class="reserve" data-testid="reserve">{_e(reserve)}</span>'
+        f"{follow.last_action(v, tr, state.seat)}"
     )
 
 
@@ -500,11 +508,13 @@ def announce(state: UiState, tr: Translator) -> str:
     v = state.view or {}
     if v.get("status") != "playing":
         return ""
+    before = follow.last_action_text(v, tr, state.seat)
+    before = _e(before) + ". " if before else ""
     if state.my_turn:
-        return _e(tr.t("your_turn"))
+        return before + _e(tr.t("your_turn"))
     names = {int(s.get("seat", -1)): str(s.get("name", "?")) for s in v.get("seats") or []}
     turn = v.get("turn")
-    return _e(tr.t("turn_of", name=names.get(turn if isinstance(turn, int) else -1, "?")))
+    return before + _e(tr.t("turn_of", name=names.get(turn if isinstance(turn, int) else -1, "?")))
 
 
 def players(state: UiState, tr: Translator) -> str:
@@ -569,18 +579,8 @@ def journal_line(ev: Mapping[str, Any], names: Mapping[int, str], tr: Translator
 
 
 def journal(state: UiState, tr: Translator) -> str:
-    v = state.view or {}
-    names = {int(s.get("seat", -1)): str(s.get("name", "?")) for s in v.get("seats") or []}
-    lines = [
-        f'<li class="j-{_e(str(ev.get("type", "")).lower())}">'
-        f"{_e(journal_line(ev, names, tr, state.seat))}</li>"
-        for ev in reversed(v.get("journal") or [])
-        if ev.get("type") not in ("table_created",)
-    ]
-    return (
-        f"<h2>{_e(tr.t('journal'))}</h2>"
-        f'<ol class="journal" reversed data-testid="journal">{"".join(lines)}</ol>'
-    )
+    """The journal, as a score sheet (app.follow): one row per turn, the seat's own refused tries apart."""
+    return follow.score_sheet(state.view, tr, state.seat)
 
 
 def unseen(state: UiState, tr: Translator) -> str:
@@ -664,55 +664,34 @@ def _modal(
 
 
 # -- end --------------------------------------------------------------------------------------------------
-def _per_seat(value: Any, seat: int) -> Any:
-    if isinstance(value, list):
-        return value[seat] if 0 <= seat < len(value) else None
-    if isinstance(value, dict):
-        return value.get(str(seat), value.get(seat))
-    return None
-
-
-def end(state: UiState, tr: Translator, gcg_url: str) -> str:
+def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> str:
     v = state.view or {}
     result = v.get("result") or {}
-    seats = v.get("seats") or []
-    winners = set(result.get("winners") or [])
-    variant = get_variant(str(v.get("variant", "lexio")))
-    rows = []
-    for s in seats:
-        seat = int(s.get("seat", -1))
-        adj = _per_seat(result.get("adjustments"), seat)
-        score = _per_seat(result.get("scores"), seat)
-        rack = _per_seat(result.get("racks"), seat) or s.get("rack") or ""
-        tiles = "".join(_tile_html(c, variant.values.get(c, 0), c == BLANK) for c in str(rack))
-        adj_txt = f"{int(adj):+d}" if isinstance(adj, int) else ""
-        win = seat in winners
-        rows.append(
-            f'<tr data-testid="final-row"{WIN if win else ""}><th scope="row">{"★ " if win else ""}'
-            f'{_e(s.get("name", "?"))}</th><td class="num" data-testid="final-score">'
-            f"{_e(score if score is not None else s.get('score', 0))}</td>"
-            f'<td class="num">{_e(tr.t("adjustment", n=adj_txt)) if adj_txt else ""}</td>'
-            # The cell stays a table cell (its border in line); the tiles' flex row is inside it.
-            f'<td><span class="rack-face">{tiles}</span></td></tr>'
-        )
-    names = [str(s.get("name", "?")) for s in seats if int(s.get("seat", -1)) in winners]
-    win_txt = tr.t("winners_tie" if len(names) > 1 else "winner", names=", ".join(names)) if names else ""
     reason = result.get("reason")
     reason_txt = {"out": tr.t("end_reason_out"), "scoreless": tr.t("end_reason_passes")}.get(str(reason), "")
+    replay = (
+        f'<a class="button" id="replay-link" href="{_e(replay_url)}">{_e(tr.t("replay_link"))}</a>'
+        if replay_url
+        else ""
+    )
     return (
-        '<section class="end card" aria-labelledby="end-title">'
+        '<div class="end-screen"><section class="end card" aria-labelledby="end-title">'
         f'<h1 id="end-title">{_e(tr.t("game_over"))}</h1>'
-        f'<p class="winner-line" data-testid="winners">{_e(win_txt)}</p>'
+        f'<p class="winner-line" data-testid="winners">{_e(follow.winners_text(v, tr))}</p>'
         f'<p class="muted">{_e(reason_txt)}</p>'
+        '<div class="final-scroll">'
         f'<table class="final" data-testid="final-scores"><caption>{_e(tr.t("final_scores"))}</caption>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
+        f"{follow.final_rows(v, tr, _tile_html)}</table></div>"
         '<div class="actions">'
         f'<a class="button" id="download-gcg" href="{_e(gcg_url)}" download="lexio.gcg">'
-        f"{_e(tr.t('download_gcg'))}</a>"
+        f"{_e(tr.t('download_gcg'))}</a>{replay}"
         f"{_rematch_button(state, tr)}"
         f'<button type="button" id="back-home" data-act="home">{_e(tr.t("back_home"))}</button>'
         f"</div>{_rematch_offer(state, tr)}</section>"
-        f'<div class="end-journal card">{journal(state, tr)}</div>'
+        f'<section class="end-board card" aria-labelledby="final-board-title">'
+        f'<h2 id="final-board-title">{_e(tr.t("final_board"))}</h2>'
+        f"{board(state, tr, help_line=False)}</section>"
+        f'<div class="end-journal card">{journal(state, tr)}</div></div>'
     )
 
 
