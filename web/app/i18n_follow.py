@@ -51,10 +51,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     # your turn
     "title_your_turn": ("▶ À vous — Lexio", "▶ Your turn — Lexio"),
     "title_plain": ("Lexio", "Lexio"),
-    "sound_on": ("🔔 Son", "🔔 Sound"),
-    "sound_off": ("🔕 Muet", "🔕 Muted"),
-    "sound_label_on": ("Son du tour activé (cliquer pour couper)", "Turn sound on (click to mute)"),
-    "sound_label_off": ("Son du tour coupé (cliquer pour activer)", "Turn sound muted (click to unmute)"),
+    "sound_on": ("♪ Son du tour : oui", "♪ Turn sound: on"),
+    "sound_off": ("♪ Son du tour : coupé", "♪ Turn sound: off"),
+    "sound_hint": ("Un son quand vient votre tour", "A sound when your turn comes"),
+    "notify_ask": ("Me prévenir", "Notify me"),
     "notify_title": ("Lexio : à vous de jouer", "Lexio: your turn"),
     "notify_body": (
         "Table de {names} — {seconds} s pour jouer",

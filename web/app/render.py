@@ -56,7 +56,8 @@ def _presence(state: UiState, tr: Translator, seat: Mapping[str, Any]) -> tuple[
     return "bad", f"○ {tr.t('disconnected')}"
 
 
-def shell_header(state: UiState, tr: Translator) -> str:
+def shell_header(state: UiState, tr: Translator, extra: str = "") -> str:
+    """``extra``: controls of the glue's own (the turn sound toggle), before the language switch."""
     other = "en" if tr.lang == "fr" else "fr"
     if state.conn == "online":
         conn = f'<span class="conn ok" data-testid="conn-state">● {_e(tr.t("connected"))}</span>'
@@ -66,7 +67,7 @@ def shell_header(state: UiState, tr: Translator) -> str:
         conn = ""
     return (
         f'<a class="brand" href="/" id="home-link" data-act="home">{_e(tr.t("app_title"))}</a>'
-        f'<span class="tagline">{_e(tr.t("tagline"))}</span>{conn}'
+        f'<span class="tagline">{_e(tr.t("tagline"))}</span>{conn}{extra}'
         f'<button type="button" id="lang-switch" data-act="lang" data-arg="{other}" lang="{other}" '
         f'aria-label="{_attr_t(tr, "lang_switch_label")}">{_e(tr.t("lang_switch"))}</button>'
     )

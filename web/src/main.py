@@ -24,6 +24,7 @@ import js  # type: ignore[import-not-found]
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
 from app import render
 from app.i18n import Translator, pick_language
+from app.signals import SOUND_KEY, TurnSignals, last_seconds_text, notify_button, sound_button
 from app.state import UiState
 from app.timing import NO_RECONNECT, should_reconnect
 from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
@@ -65,6 +66,8 @@ class App:
         self.state = UiState(lang=lang, rng=random.Random())
         self.state.name = self.storage.get("lexio:name", "")
         self.tr = Translator(lang)
+        self.signals = TurnSignals.from_storage(self.storage)
+        self.notify_perm = str(boot.get("notify", "unsupported"))
         self.cache: dict[str, str] = {}
         self.cells: dict[str, str] = {}
         self.screen_key = ""
@@ -186,6 +189,7 @@ class App:
 
     def open_table(self, table: str) -> None:
         s = self.state
+        self.signals.forget()
         s.notice = None
         s.enter_table(table, self.storage.get("lexio:" + table))
         if not s.token and not s.valid_name():
@@ -200,6 +204,7 @@ class App:
 
     def go_home(self) -> None:
         self.close_ws()
+        self.signals.forget()
         self.state.leave_table()
         self.path = "/"
         self.patch["push"] = self.base + self.search
@@ -306,7 +311,9 @@ class App:
     def render(self) -> None:
         s, tr = self.state, self.tr
         now = local_now()
-        self.write("hdr", render.shell_header(s, tr))
+        self.observe_turn(now)
+        extra = sound_button(self.signals, tr) + notify_button(self.notify_perm, tr)
+        self.write("hdr", render.shell_header(s, tr, extra))
         self.write("banner", render.banner(s, tr, now))
         screen = s.screen
         key = f"{screen}:{tr.lang}"
@@ -352,7 +359,7 @@ class App:
         self.hot, self.board_key = hot, board_key
         self.write("t-rack", render.rack_area(s, tr))
         self.write("t-preview", render.preview(s, tr))
-        self.write("t-announce", render.announce(s, tr))
+        self.write("t-announce", self.announce_html())
         self.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
         side_key = (s.conn, dict(s.presence))
         if s.view is not self.side_for or tr is not self.side_tr or side_key != self.side_presence:
@@ -363,9 +370,27 @@ class App:
             self.write("t-unseen", render.unseen(s, tr))
             self.write("t-journal", render.journal(s, tr))
 
+    def observe_turn(self, now: int) -> None:
+        """The turn's signals (app.signals): title, sound, notification; the last seconds' warning."""
+        s = self.state
+        sig = self.signals.observe(s, self.tr, s.clock_sync.server_now(now))
+        if sig.title is not None:
+            self.patch["title"] = sig.title
+        if sig.sound:
+            self.patch["sound"] = 1
+        if sig.notify is not None:
+            self.patch["notify"] = list(sig.notify)
+        if sig.last_seconds and s.screen == "table":
+            self.write("t-announce", self.announce_html())
+
+    def announce_html(self) -> str:
+        html = render.announce(self.state, self.tr)
+        return html + (" " + last_seconds_text(self.tr) if self.signals.warning else "")
+
     def tick(self) -> None:
         s = self.state
         now = local_now()
+        self.observe_turn(now)
         if s.screen == "table":
             self.write("t-status", render.status(s, self.tr, s.clock_sync.server_now(now)))
         if s.conn == "offline":
@@ -454,6 +479,10 @@ class App:
         elif act == "home":
             self.go_home()
             return
+        elif act == "sound":
+            self.store(SOUND_KEY, self.signals.toggle_sound())
+        elif act == "notify-perm" and arg:
+            self.notify_perm = arg  # the page asked the browser (a click there); here is its answer
         elif act == "refresh":
             self.spawn(self.refresh_tables())
         elif act == "create":
