@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 import engine
+from relay import chat
 from relay.botdriver import BotDriver, load_default_driver
 from relay.config import Config
 from relay.lexicon import load_lexicon
@@ -508,6 +509,9 @@ async def dispatch(
     if m.type == "resync":
         async with table.lock:
             referee.snapshot(table, conn)
+        return
+    if m.type == "chat":
+        await chat.post(referee, table, conn, m.id, m.text, m.name)
         return
     if m.type == "rematch":
         try:

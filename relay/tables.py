@@ -103,7 +103,7 @@ class Conn:
     resync). No queue and no sender task per socket: thousands of them would cost memory.
     """
 
-    __slots__ = ("closing", "joined", "peer", "seat", "table", "ws")
+    __slots__ = ("chat_times", "closing", "joined", "peer", "seat", "table", "ws")
 
     def __init__(self, ws: Socket, peer: str) -> None:
         self.ws = ws
@@ -112,6 +112,7 @@ class Conn:
         self.joined = False
         self.table: Table | None = None
         self.closing = False
+        self.chat_times: Any = None  # relay/chat.py: this connection's recent message times
 
     def send(self, frame: str) -> None:
         """Send a frame now; a peer too slow to take its frames is closed with 4002."""
@@ -780,6 +781,9 @@ class Referee:
             )
         )
         self.snapshot(table, conn)
+        from relay.chat import send_history  # here: relay.chat builds on this module
+
+        send_history(self, table, conn)
 
     def presence_changed(self, table: Table, clock_changed: bool) -> None:
         now = self.now_ms()
