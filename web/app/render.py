@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from app import follow
+from app import chat, follow
 from app.i18n import Translator
 from app.sheet import last_placement
 from app.state import LEVELS, TURN_CHOICES, UiState
@@ -222,7 +222,7 @@ def table_skeleton(tr: Translator) -> str:
         "</div>"
         '<aside class="col-side">'
         '<div id="t-preview" class="preview card" aria-live="polite" data-testid="preview"></div>'
-        '<div id="t-players" class="card"></div>'
+        '<div id="t-players" class="card"></div>' + chat.skeleton(tr) + ""
         '<details class="card" open><summary>' + _e(tr.t("legend")) + "</summary>" + legend(tr) + "</details>"
         '<div id="t-unseen" class="card"></div>'
         '<div id="t-journal" class="card"></div>'

@@ -22,7 +22,7 @@ from typing import Any
 import js  # type: ignore[import-not-found]
 
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
-from app import render
+from app import chat, render
 from app.i18n import Translator, pick_language
 from app.signals import SOUND_KEY, TurnSignals, last_seconds_text, notify_button, sound_button
 from app.state import UiState
@@ -67,6 +67,7 @@ class App:
         self.state.name = self.storage.get("lexio:name", "")
         self.tr = Translator(lang)
         self.signals = TurnSignals.from_storage(self.storage)
+        self.chat = chat.ChatState.from_storage(self.storage)
         self.notify_perm = str(boot.get("notify", "unsupported"))
         self.cache: dict[str, str] = {}
         self.cells: dict[str, str] = {}
@@ -190,6 +191,7 @@ class App:
     def open_table(self, table: str) -> None:
         s = self.state
         self.signals.forget()
+        self.chat.reset()
         s.notice = None
         s.enter_table(table, self.storage.get("lexio:" + table))
         if not s.token and not s.valid_name():
@@ -280,6 +282,10 @@ class App:
 
     def on_frame(self, frame: dict[str, Any]) -> None:
         s = self.state
+        if self.chat.on_frame(frame):  # a message, the history, or an answer to a chat frame
+            self.render_chat()
+            self.send_patch()
+            return
         s.on_frame(frame, local_now())
         if frame.get("type") == "welcome" and s.table_id and s.token:
             self.store("lexio:" + s.table_id, s.token)
@@ -328,9 +334,15 @@ class App:
         elif screen == "home":
             self.write("main", render.home(s, tr))
         elif screen == "waiting":
-            self.write("main", render.waiting(s, tr, self.share_link()))
+            self.write("main", render.waiting(s, tr, self.share_link()) + chat.skeleton(tr))
         else:
-            self.write("main", render.end(s, tr, f"{self.relay}/api/tables/{s.table_id}/gcg"))
+            gcg = f"{self.relay}/api/tables/{s.table_id}/gcg"
+            self.write("main", render.end(s, tr, gcg) + chat.skeleton(tr))
+        if screen != "home":
+            if "main" in self.patch.get("r", {}):  # the chat's regions were written afresh, empty
+                for region in chat.REGIONS:
+                    self.cache.pop(region, None)
+            self.render_chat()
         self.screen_key = key
         self.write("dialog-root", render.dialog(s, tr))
         if s.dialog:
@@ -369,6 +381,15 @@ class App:
             self.write("t-players", render.players(s, tr))
             self.write("t-unseen", render.unseen(s, tr))
             self.write("t-journal", render.journal(s, tr))
+
+    def render_chat(self) -> None:
+        s, tr = self.state, self.tr
+        if s.screen == "home":
+            return
+        seats = (s.view or {}).get("seats") or ()
+        me = next((str(x.get("name")) for x in seats if x.get("seat") == s.seat), None)
+        self.write("t-chat-log", chat.log(self.chat, tr, seated=s.seat is not None, me=me))
+        self.write("t-chat-form", chat.form(self.chat, tr, seated=s.seat is not None))
 
     def observe_turn(self, now: int) -> None:
         """The turn's signals (app.signals): title, sound, notification; the last seconds' warning."""
@@ -479,6 +500,15 @@ class App:
         elif act == "home":
             self.go_home()
             return
+        elif act == "chat-send":
+            watcher = s.name.strip() if s.seat is None and s.valid_name() else None
+            frame = self.chat.compose(watcher)
+            if frame is not None:
+                s.outbox.append(frame)  # not awaited like a move: the rack's buttons stay as they are
+        elif act == "chat-mute" and arg:
+            self.store(chat.MUTE_KEY, self.chat.toggle_mute(arg))
+        elif act == "chat-watchers":
+            self.store(chat.WATCHERS_KEY, self.chat.toggle_watchers())
         elif act == "sound":
             self.store(SOUND_KEY, self.signals.toggle_sound())
         elif act == "notify-perm" and arg:
@@ -564,6 +594,9 @@ class App:
                     self.go_table(table)
             self.send_patch()
             return  # no re-render while typing (keeps the caret)
+        if bind == "chat":
+            self.chat.draft = value  # no re-render while typing (keeps the caret)
+            return
         if bind == "turn_seconds":
             s.turn_seconds = int(value)
         elif bind == "public":
