@@ -671,7 +671,8 @@ def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> s
     reason = result.get("reason")
     reason_txt = {"out": tr.t("end_reason_out"), "scoreless": tr.t("end_reason_passes")}.get(str(reason), "")
     replay = (
-        f'<a class="button" id="replay-link" href="{_e(replay_url)}">{_e(tr.t("replay_link"))}</a>'
+        f'<a class="button" id="replay-link" href="{_e(replay_url)}" data-act="replay" '
+        f'data-arg="{_e(state.table_id or "")}">{_e(tr.t("replay_link"))}</a>'
         if replay_url
         else ""
     )

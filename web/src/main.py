@@ -22,7 +22,7 @@ from typing import Any
 import js  # type: ignore[import-not-found]
 
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
-from app import chat, render
+from app import chat, render, replay
 from app.i18n import Translator, pick_language
 from app.signals import SOUND_KEY, TurnSignals, last_seconds_text, notify_button, sound_button
 from app.state import UiState
@@ -68,6 +68,7 @@ class App:
         self.tr = Translator(lang)
         self.signals = TurnSignals.from_storage(self.storage)
         self.chat = chat.ChatState.from_storage(self.storage)
+        self.replay: replay.ReplayState | None = None  # the replay viewer is open (/replay, /t/ID/replay)
         self.notify_perm = str(boot.get("notify", "unsupported"))
         self.cache: dict[str, str] = {}
         self.cells: dict[str, str] = {}
@@ -192,6 +193,7 @@ class App:
         s = self.state
         self.signals.forget()
         self.chat.reset()
+        self.replay = None
         s.notice = None
         s.enter_table(table, self.storage.get("lexio:" + table))
         if not s.token and not s.valid_name():
@@ -207,6 +209,7 @@ class App:
     def go_home(self) -> None:
         self.close_ws()
         self.signals.forget()
+        self.replay = None
         self.state.leave_table()
         self.path = "/"
         self.patch["push"] = self.base + self.search
@@ -214,6 +217,11 @@ class App:
         self.spawn(self.refresh_tables())
 
     def route(self) -> None:
+        parts = self.path.strip("/").split("/")
+        if parts == ["replay"] or (len(parts) == 3 and parts[0] == "t" and parts[2] == "replay"):
+            self.open_replay(parts[1] if len(parts) == 3 else None)
+            return
+        self.replay = None
         if self.path.startswith("/t/") and len(self.path) > 3:
             self.open_table(self.path[3:].split("/")[0])
         else:
@@ -221,6 +229,52 @@ class App:
             self.state.leave_table()
             self.render()
             self.spawn(self.refresh_tables())
+
+    # -- replay viewer (app.replay): a GCG file, or a finished table's record -------------------------------
+    def open_replay(self, table: str | None) -> None:
+        self.close_ws()
+        self.state.leave_table()
+        self.signals.forget()
+        self.replay = replay.ReplayState(table=table, loading=table is not None)
+        if table is not None:
+            self.spawn(self.fetch_record(table))
+        self.render()
+
+    async def fetch_record(self, table: str) -> None:
+        status, data = await self.http("GET", f"/api/tables/{table}/gcg")
+        rs = self.replay
+        if rs is None or rs.table != table:
+            return  # left meanwhile
+        rs.loading = False
+        if status == 200 and isinstance(data, str):
+            rs.open_text(data)
+        else:
+            rs.problem = {409: "replay_not_finished", 404: "replay_no_table"}.get(status, "replay_network")
+        self.render()
+
+    def render_replay(self, key: str) -> None:
+        rs, tr = self.replay, self.tr
+        assert rs is not None
+        if key != self.screen_key:
+            self.write("main", replay.frame(rs, tr))
+
+        def board_html(view: dict[str, Any]) -> str:
+            ui = UiState(lang=tr.lang)
+            ui.view = view
+            return render.board(ui, tr, help_line=False)
+
+        for region, html in replay.regions(rs, tr, board_html).items():
+            self.write(region, html)
+
+    def on_file(self, d: dict[str, Any]) -> None:
+        if self.replay is None or self.replay.table is not None:
+            return
+        if d.get("too_big"):
+            self.replay.open_text("x" * (replay.MAX_BYTES + 1), str(d.get("name") or ""))
+        else:
+            self.replay.open_text(str(d.get("text") or ""), str(d.get("name") or ""))
+        self.patch["focus"] = "replay"
+        self.render()
 
     # -- WebSocket ---------------------------------------------------------------------------------------
     def close_ws(self) -> None:
@@ -321,13 +375,15 @@ class App:
         extra = sound_button(self.signals, tr) + notify_button(self.notify_perm, tr)
         self.write("hdr", render.shell_header(s, tr, extra))
         self.write("banner", render.banner(s, tr, now))
-        screen = s.screen
+        screen = "replay" if self.replay is not None else s.screen
         key = f"{screen}:{tr.lang}"
         if key != self.screen_key:
             self.cache = {k: v for k, v in self.cache.items() if k in ("hdr", "banner")}
             self.cells = {}
             self.side_for = None
-        if screen == "table":
+        if screen == "replay":
+            self.render_replay(key)
+        elif screen == "table":
             if key != self.screen_key:  # the skeleton depends on the language only
                 self.write("main", render.table_skeleton(tr))
             self.render_table(now)
@@ -337,8 +393,9 @@ class App:
             self.write("main", render.waiting(s, tr, self.share_link()) + chat.skeleton(tr))
         else:
             gcg = f"{self.relay}/api/tables/{s.table_id}/gcg"
-            self.write("main", render.end(s, tr, gcg) + chat.skeleton(tr))
-        if screen != "home":
+            replay_url = f"{self.base}t/{s.table_id}/replay{self.search}"
+            self.write("main", render.end(s, tr, gcg, replay_url) + chat.skeleton(tr))
+        if screen not in ("home", "replay"):
             if "main" in self.patch.get("r", {}):  # the chat's regions were written afresh, empty
                 for region in chat.REGIONS:
                     self.cache.pop(region, None)
@@ -469,6 +526,8 @@ class App:
                 self.on_key(d)
             elif kind == "bind":
                 self.on_bind(d)
+            elif kind == "file":
+                self.on_file(d)
             elif kind == "drop":
                 self.on_drop(d)
             elif kind == "nav":
@@ -499,6 +558,13 @@ class App:
             self.patch["lang"] = arg
         elif act == "home":
             self.go_home()
+            return
+        elif act == "replay-go" and arg is not None and self.replay is not None:
+            self.replay.go(int(arg))
+        elif act == "replay" and arg:
+            self.path = f"/t/{arg}/replay"
+            self.patch["push"] = f"{self.base}t/{arg}/replay{self.search}"
+            self.open_replay(arg)
             return
         elif act == "chat-send":
             watcher = s.name.strip() if s.seat is None and s.valid_name() else None
@@ -594,6 +660,12 @@ class App:
                     self.go_table(table)
             self.send_patch()
             return  # no re-render while typing (keeps the caret)
+        if bind == "replay-step" and self.replay is not None:
+            self.replay.go(int(value or 0))
+            # The slider shows this step already: its region is not re-rendered under the pointer.
+            self.cache["replay-slider-box"] = replay.slider(self.replay, self.tr)
+            self.render()
+            return
         if bind == "chat":
             self.chat.draft = value  # no re-render while typing (keeps the caret)
             return
@@ -607,6 +679,10 @@ class App:
     def on_key(self, d: dict[str, Any]) -> None:
         s = self.state
         key = str(d.get("key", ""))
+        if self.replay is not None:
+            if self.replay.key(key):
+                self.render()
+            return
         used: list[bool] = []
         self.timed(lambda: used.append(s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl")))))
         self.flush()
