@@ -11,6 +11,7 @@ from e2e_ui import LAST, SEED, Player, Relay, best, pick_table, place_and_submit
 from playwright.sync_api import expect
 
 import engine
+from engine.gcg import parse_gcg
 
 
 def test_last_move_sheet_and_end_screen_for_two_seats_and_a_watcher(
@@ -78,10 +79,13 @@ def test_last_move_sheet_and_end_screen_for_two_seats_and_a_watcher(
         assert a.startswith(f"{s - b:+d}") if s != b else a == "0", (b, s, a)
         if s < b:
             assert "tiles left" in a
+    best_score = max(scores)
+    won = [n for n, sc in zip(names, scores, strict=True) if sc == best_score]
+    winners = f"Shared win: {', '.join(won)}" if len(won) > 1 else f"Winner: {won[0]}"
     for p in everyone:
         expect(p.page.locator(".end-board #board .sq.last-move")).to_have_count(len(squares))
         expect(p.page.get_by_test_id("final-rack")).to_have_count(2)
-        expect(p.page.get_by_test_id("winners")).to_contain_text("Alice")
+        expect(p.page.get_by_test_id("winners")).to_have_text(winners)
         expect(p.page.locator("#download-gcg")).to_be_visible()
     expect(alice.page.locator("#new-table")).to_be_visible()
     # The end lines of the sheet: the racks left.
@@ -89,3 +93,15 @@ def test_last_move_sheet_and_end_screen_for_two_seats_and_a_watcher(
     alice.shot("122-end-screen-1280")
     bob.page.set_viewport_size({"width": 375, "height": 667})
     bob.shot("123-end-screen-375")
+    # "Replay" opens the finished table's record in the viewer, on its final position.
+    moves = parse_gcg(relay.gcg(table_id)).moves
+    alice.page.locator("#replay-link").click()
+    expect(alice.page).to_have_url(re.compile(rf"/t/{re.escape(table_id)}/replay$"))
+    expect(alice.page.get_by_test_id("replay-now")).to_contain_text(f"Move {len(moves)} of {len(moves)}")
+    expect(alice.page.get_by_test_id("replay-row")).to_have_count(len(moves))
+    expect(alice.page.locator("#board .sq.last-move")).to_have_count(len(squares))
+    alice.page.locator("#replay-first").click()
+    expect(alice.page.locator("#board .sq.filled")).to_have_count(0)
+    # The same address opened directly (a shared link) works too.
+    carol.open(f"/t/{table_id}/replay")
+    expect(carol.page.get_by_test_id("replay-row")).to_have_count(len(moves))
