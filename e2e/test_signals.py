@@ -56,9 +56,9 @@ def test_turn_title_sound_mute_notification_and_last_seconds(players: Any, relay
     # Muted from the header: remembered by the browser, and no sound the next time.
     bob.page.evaluate("window.__lexioHidden = false")
     toggle = bob.page.locator("#sound-toggle")
-    expect(toggle).to_have_text("♪ Turn sound: on")
+    expect(toggle).to_have_text("♪ Sound: on")
     toggle.click()
-    expect(toggle).to_have_text("♪ Turn sound: off")
+    expect(toggle).to_have_text("♪ Sound: off")
     assert bob.page.evaluate("localStorage.getItem('lexio:sound')") == "off"
     bob.shot("130-sound-muted-header")
     bob.pass_turn()

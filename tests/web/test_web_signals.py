@@ -84,14 +84,14 @@ def test_a_page_opened_on_ones_own_turn_is_not_a_call_back() -> None:
 def test_muted_no_sound_and_the_choice_is_remembered() -> None:
     sig = TurnSignals.from_storage({SOUND_KEY: "off"})
     assert not sig.sound_on
-    assert 'data-on="0"' in sound_button(sig, EN) and "Turn sound: off" in sound_button(sig, EN)
+    assert 'data-on="0"' in sound_button(sig, EN) and "Sound: off" in sound_button(sig, EN)
     ui, state = _seat1_waiting()
     sig.observe(ui, EN, T0)
     _pass_to_seat1(ui, state)
     out = sig.observe(ui, EN, T0)
     assert not out.sound and out.notify is not None  # muted is the sound only
     assert sig.toggle_sound() == "on" and TurnSignals.from_storage({SOUND_KEY: "on"}).sound_on
-    assert 'data-on="1"' in sound_button(sig, FR) and "Son du tour : oui" in sound_button(sig, FR)
+    assert 'data-on="1"' in sound_button(sig, FR) and "Son : oui" in sound_button(sig, FR)
 
 
 def test_the_last_ten_seconds_are_announced_once_per_turn() -> None:

@@ -51,8 +51,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     # your turn
     "title_your_turn": ("▶ À vous — Lexio", "▶ Your turn — Lexio"),
     "title_plain": ("Lexio", "Lexio"),
-    "sound_on": ("♪ Son du tour : oui", "♪ Turn sound: on"),
-    "sound_off": ("♪ Son du tour : coupé", "♪ Turn sound: off"),
+    "sound_on": ("♪ Son : oui", "♪ Sound: on"),
+    "sound_off": ("♪ Son : coupé", "♪ Sound: off"),
     "sound_hint": ("Un son quand vient votre tour", "A sound when your turn comes"),
     "notify_ask": ("Me prévenir", "Notify me"),
     "notify_title": ("Lexio : à vous de jouer", "Lexio: your turn"),

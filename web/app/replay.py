@@ -245,10 +245,10 @@ def regions(rs: ReplayState, tr: Translator, board_html: Any) -> dict[str, str]:
     out["replay-controls"] = (
         f'<p class="replay-now" role="status" data-testid="replay-now">{_e(_now(rs, tr))}{name}</p>'
         f'<div class="replay-controls actions" role="group" aria-label="{_e(tr.t("replay_controls"))}">'
-        + button("replay-first", 0, "⏮ " + tr.t("replay_first"), first)
+        + button("replay-first", 0, "« " + tr.t("replay_first"), first)
         + button("replay-prev", rs.step - 1, "◀ " + tr.t("replay_prev"), first)
         + button("replay-next", rs.step + 1, tr.t("replay_next") + " ▶", last)
-        + button("replay-last", n, tr.t("replay_last") + " ⏭", last)
+        + button("replay-last", n, tr.t("replay_last") + " »", last)
         + f'</div><p class="kbd-help muted">{_e(tr.t("replay_keys"))}</p>'
     )
     out["replay-slider-box"] = slider(rs, tr)

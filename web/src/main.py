@@ -372,7 +372,9 @@ class App:
         s, tr = self.state, self.tr
         now = local_now()
         self.observe_turn(now)
-        extra = sound_button(self.signals, tr) + notify_button(self.notify_perm, tr)
+        # The turn's sound and notifications matter at a table only.
+        at_table = s.table_id is not None and self.replay is None
+        extra = sound_button(self.signals, tr) + notify_button(self.notify_perm, tr) if at_table else ""
         self.write("hdr", render.shell_header(s, tr, extra))
         self.write("banner", render.banner(s, tr, now))
         screen = "replay" if self.replay is not None else s.screen
