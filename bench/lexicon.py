@@ -1,4 +1,5 @@
-"""Word-list benchmark: relay.lexicon's DAWG against a naive frozenset, on the shipped French list.
+"""Word-list benchmark: relay.lexicon's DAWG against a naive frozenset, on the shipped French list
+(``fr``: the union of lexicons/fr.txt.gz and lexicons/fr-extra.txt.gz).
 
 Measured (medians):
 - first start: build the DAWG from lexicons/fr.txt.gz and write the cache (cold, empty cache dir);
@@ -10,12 +11,19 @@ Measured (medians):
   ``wl.unknown(...)`` for a 4-word play.
 The same figures for a frozenset built from the text file stand beside them.
 
+``--baseline FILE`` (repeatable) measures another list the same way in the same run (e.g. the single-file
+list before the supplement: ``git show d925d4b:lexicons/fr.txt.gz > /tmp/fr-before.txt.gz``) and prints
+``baseline_*`` figures and ``ratio_*`` = fr / baseline for first start, warm load and resident memory
+(target: <= 1.2).
+
 Prints a human header, then ``name<TAB>value<TAB>unit`` lines (bench/run_all.py collects them).
-Targets: warm load <= 50 ms, resident <= 10 MiB, lookup <= 1 us. Runs in about 15-30 s.
+Targets: warm load <= 50 ms, resident <= 10 MiB, lookup <= 1 us. Runs in about 15-30 s (twice that with a
+baseline).
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import platform
@@ -35,6 +43,8 @@ from relay.lexicon import NAMED_LEXICONS, WordList, load_lexicon  # noqa: E402
 
 SHIPPED = NAMED_LEXICONS["fr"]
 TARGETS = {"load_warm": 50.0, "rss": 10.0, "lookup": 1000.0}
+RATIO_TARGET = 1.2
+RATIOS = ("build_first_start", "load_warm", "load_warm_fresh_process", "rss")
 
 # Run in a fresh interpreter: prints JSON of timings and RSS growths; argv: mode, cache dir.
 _CHILD = r"""
@@ -43,20 +53,19 @@ t0 = time.perf_counter()
 def rss_kib():
     with open("/proc/self/status") as fh:
         return next(int(l.split()[1]) for l in fh if l.startswith("VmRSS:"))
-mode, cache = sys.argv[1], sys.argv[2]
+mode, cache, files = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 start = rss_kib()
 if mode == "dawg":
     from relay.lexicon import load_lexicon
     before = rss_kib()
     t1 = time.perf_counter()
-    wl = load_lexicon("fr", cache_dir=__import__("pathlib").Path(cache))
+    wl = load_lexicon(files, cache_dir=__import__("pathlib").Path(cache))
     assert "MAISON" in wl
 else:
     import gzip
-    from relay.lexicon import NAMED_LEXICONS
     before = rss_kib()
     t1 = time.perf_counter()
-    wl = frozenset(gzip.decompress(NAMED_LEXICONS["fr"].read_bytes()).decode("ascii").split())
+    wl = frozenset(w for f in files for w in gzip.decompress(open(f, "rb").read()).decode("ascii").split())
     assert "MAISON" in wl
 t2 = time.perf_counter()
 print(json.dumps({"load_ms": (t2 - t1) * 1e3, "import_and_load_ms": (t2 - t0) * 1e3,
@@ -64,9 +73,9 @@ print(json.dumps({"load_ms": (t2 - t1) * 1e3, "import_and_load_ms": (t2 - t0) * 
 """
 
 
-def child(mode: str, cache: Path) -> dict[str, float]:
+def child(mode: str, cache: Path, files: list[str]) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, mode, str(cache)],
+        [sys.executable, "-c", _CHILD, mode, str(cache), json.dumps(files)],
         capture_output=True,
         text=True,
         check=True,
@@ -105,26 +114,29 @@ def sample(words: list[str], size: int, seed: int = 1) -> list[str]:
     return mixed
 
 
-def main() -> int:
-    print(f"# lexicon bench: {SHIPPED.name}, Python {platform.python_version()}, {platform.machine()}")
+def measure(files: list[str]) -> list[tuple[str, float, str]]:
+    """Every figure for the union of ``files`` (medians)."""
     with tempfile.TemporaryDirectory(prefix="lexio-bench-lexicon-") as tmp:
         cold_runs = []
         for i in range(3):
             cache = Path(tmp) / f"cold{i}"
             start = time.perf_counter()
-            wl = load_lexicon("fr", cache_dir=cache)
+            wl = load_lexicon(files, cache_dir=cache)
             cold_runs.append((time.perf_counter() - start) * 1e3)
         cache = Path(tmp) / "cold0"
-        warm = median_ms(lambda: load_lexicon("fr", cache_dir=cache), 15)
-        fresh = [child("dawg", cache) for _ in range(5)]
-        naive = [child("frozenset", cache) for _ in range(5)]
+        warm = median_ms(lambda: load_lexicon(files, cache_dir=cache), 15)
+        fresh = [child("dawg", cache, files) for _ in range(5)]
+        naive = [child("frozenset", cache, files) for _ in range(5)]
         cache_bytes = sum(p.stat().st_size for p in cache.iterdir())
 
     words = list(wl)
     probe = sample(words, 20_000)
     naive_set = frozenset(words)
     naive_load = median_ms(
-        lambda: frozenset(gzip.decompress(SHIPPED.read_bytes()).decode("ascii").split()), 5
+        lambda: frozenset(
+            w for f in files for w in gzip.decompress(Path(f).read_bytes()).decode("ascii").split()
+        ),
+        5,
     )
 
     def lookups(container: WordList | frozenset[str]) -> Callable[[], object]:
@@ -146,7 +158,7 @@ def main() -> int:
 
     rows: list[tuple[str, float, str]] = [
         ("words", len(wl), "words"),
-        ("source_gzip", SHIPPED.stat().st_size / 1024, "KiB"),
+        ("source_gzip", sum(Path(f).stat().st_size for f in files) / 1024, "KiB"),
         ("cache_files", cache_bytes / 1024, "KiB"),
         ("build_first_start", statistics.median(cold_runs), "ms"),
         ("load_warm", warm, "ms"),
@@ -167,7 +179,65 @@ def main() -> int:
         ),
         ("frozenset_lookup", per_item_ns(lookups(naive_set), len(probe)), "ns"),
     ]
+    return rows
+
+
+def interleaved(files: list[str], baseline: list[str], runs: int = 31, children: int = 9) -> dict[str, float]:
+    """Median ratios files/baseline of warm load (in process and in fresh processes) and resident memory, the
+    two lists measured alternately so that machine noise hits both alike."""
+    with tempfile.TemporaryDirectory(prefix="lexio-bench-lexicon-") as tmp:
+        caches = {id(f): Path(tmp) / str(i) for i, f in enumerate((files, baseline))}
+        for spec in (files, baseline):
+            load_lexicon(spec, cache_dir=caches[id(spec)])
+        warm: dict[int, list[float]] = {id(files): [], id(baseline): []}
+        for _ in range(runs):
+            for spec in (files, baseline):
+                start = time.perf_counter()
+                load_lexicon(spec, cache_dir=caches[id(spec)])
+                warm[id(spec)].append(time.perf_counter() - start)
+        fresh: dict[int, list[dict[str, float]]] = {id(files): [], id(baseline): []}
+        for _ in range(children):
+            for spec in (files, baseline):
+                fresh[id(spec)].append(child("dawg", caches[id(spec)], spec))
+
+    def ratio(values: dict[int, list[float]]) -> float:
+        return statistics.median(values[id(files)]) / statistics.median(values[id(baseline)])
+
+    def of(key: str) -> dict[int, list[float]]:
+        return {k: [r[key] for r in v] for k, v in fresh.items()}
+
+    return {
+        "load_warm_alternating": ratio(warm),
+        "load_warm_fresh_process_alternating": ratio(of("load_ms")),
+        "rss_alternating": ratio(of("rss_kib")),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--baseline", action="append", default=[], help="a list file to compare with (repeat)"
+    )
+    args = parser.parse_args(argv)
+    files = [str(p) for p in SHIPPED]
+    names = " + ".join(Path(f).name for f in files)
+    print(f"# lexicon bench: {names}, Python {platform.python_version()}, {platform.machine()}")
+    rows = measure(files)
     by_name = {name: value for name, value, _ in rows}
+    if args.baseline:
+        print(f"# baseline: {' + '.join(Path(f).name for f in args.baseline)} (measured in this run)")
+        base = {name: (value, unit) for name, value, unit in measure(args.baseline)}
+        rows += [(f"baseline_{name}", value, unit) for name, (value, unit) in base.items()]
+        ratios = {name: by_name[name] / base[name][0] for name in RATIOS}
+        # On a shared machine, back-to-back blocks see different load: the warm-load and memory ratios are
+        # measured again with the two lists alternating, and that figure is the one judged.
+        ratios.update(interleaved(files, args.baseline))
+        for name, ratio in ratios.items():
+            rows.append((f"ratio_{name}", ratio, "x"))
+            verdict = "ok" if ratio <= RATIO_TARGET else "OVER"
+            print(f"# ratio {name}: {ratio:.3g} <= {RATIO_TARGET} ({verdict})")
     verdicts = ", ".join(
         f"{name} {by_name[name]:.3g} {'<=' if by_name[name] <= limit else '>'} {limit:g} "
         f"({'ok' if by_name[name] <= limit else 'OVER'})"

@@ -565,12 +565,15 @@ GC_STATS: dict[str, float] = {"full_collections": 0, "full_seconds": 0.0}
 
 
 def _word_list_paths(config: Config) -> tuple[Path, ...]:
-    from relay.lexicon import NAMED_LEXICONS, default_cache_dir
+    from relay.lexicon import NAMED_LEXICONS, LexiconError, default_cache_dir, lexicon_files
 
-    paths = [p.parent for p in NAMED_LEXICONS.values()]
+    paths = [p.parent for files in NAMED_LEXICONS.values() for p in files]
     paths.append(config.lexicon_cache or default_cache_dir())
     if config.lexicon not in NAMED_LEXICONS:
-        paths.append(Path(config.lexicon))
+        try:
+            paths.extend(lexicon_files(config.lexicon))
+        except LexiconError:  # reported when the list is loaded; nothing to hide if it does not exist
+            paths.append(Path(config.lexicon))
     return tuple(paths)
 
 

@@ -166,7 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", default=e("LEXIO_DB", "var/lexio.sqlite3"), help="SQLite journal file [LEXIO_DB]"
     )
     serve.add_argument(
-        "--lexicon", default=e("LEXIO_LEXICON", "fr"), help="word list name or path [LEXIO_LEXICON]"
+        "--lexicon",
+        action="append",
+        help="word list: a name (fr) or a file; repeat it, or join paths with ':', for the union of several "
+        "files [LEXIO_LEXICON]",
     )
     serve.add_argument(
         "--static", default=e("LEXIO_STATIC", "web/dist"), help="built web app folder [LEXIO_STATIC]"
@@ -277,7 +280,8 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
         host=args.host,
         port=args.port,
         db=Path(args.db),
-        lexicon=args.lexicon,
+        # Several files travel as one os.pathsep-joined spec, which relay.lexicon.load_lexicon splits.
+        lexicon=os.pathsep.join(args.lexicon) if args.lexicon else _env("LEXIO_LEXICON") or "fr",
         static=static,
         turn_seconds=args.turn_seconds,
         grace_seconds=args.grace_seconds,

@@ -6,15 +6,18 @@ is such a callable. This module is a library with no network code: the list is n
 
 Lexicon specs accepted by :func:`load_lexicon`:
 
-- a name from :data:`NAMED_LEXICONS` (``"fr"``: ``lexicons/fr.txt.gz``, the shipped list);
+- a name from :data:`NAMED_LEXICONS` (``"fr"``: the union of ``lexicons/fr.txt.gz``, MPL-2.0, and
+  ``lexicons/fr-extra.txt.gz``, CC BY-SA 4.0 — two files, never merged on disk);
 - a path to a host's own plain word list: UTF-8 (gzip allowed, detected by its magic bytes), one word per
   line, normalised by :func:`normalise` (accents stripped, upper case, ``^[A-Z]{2,13}$``); blank lines and
   lines starting with ``#`` are skipped; any other line that cannot be normalised is an error that names
-  every such line number.
+  every such line number;
+- several such paths (a sequence, or one string joined with ``os.pathsep``): their union.
 
 The first load of a source builds a DAWG (``dawg2``) and caches it under ``cache_dir`` keyed by the source's
-sha256 and :data:`CACHE_FORMAT`, so later starts only map the ~0.5 MB cache file. A changed source has a new
-sha256, hence a new cache entry; stale entries of the same source name are removed.
+sha256 (for a union: the sha256 of its parts' sha256s, in order) and :data:`CACHE_FORMAT`, so later starts
+only map the ~0.5 MB cache file. A changed source has a new sha256, hence a new cache entry; stale entries of
+the same source name are removed.
 
 ``lexicons/build.py`` imports :func:`normalise` from here: the shipped list and a host's list follow one rule.
 """
@@ -43,6 +46,7 @@ __all__ = [
     "LexiconError",
     "WordList",
     "default_cache_dir",
+    "lexicon_files",
     "load_lexicon",
     "normalise",
     "normalise_lines",
@@ -55,7 +59,10 @@ _WORD_RE: Final = re.compile(rf"[A-Z]{{{MIN_LEN},{MAX_LEN}}}")
 _LIGATURES: Final = str.maketrans({"Œ": "OE", "œ": "OE", "Æ": "AE", "æ": "AE"})
 
 _ROOT: Final = Path(__file__).resolve().parent.parent
-NAMED_LEXICONS: Final[dict[str, Path]] = {"fr": _ROOT / "lexicons" / "fr.txt.gz"}
+#: Named lists and their files; a list of several files is their union (each file keeps its own licence).
+NAMED_LEXICONS: Final[dict[str, tuple[Path, ...]]] = {
+    "fr": (_ROOT / "lexicons" / "fr.txt.gz", _ROOT / "lexicons" / "fr-extra.txt.gz"),
+}
 # Bump when normalisation or the cache layout changes: old cache entries then stop matching.
 CACHE_FORMAT: Final = 1
 _CACHE_ENTRY_RE: Final = re.compile(r"-v\d+-[0-9a-f]{64}\.(dawg|json)")
@@ -215,41 +222,67 @@ def default_cache_dir() -> Path:
     return Path(env) if env else _ROOT / ".cache" / "lexicon"
 
 
-def load_lexicon(spec: str, *, cache_dir: Path | None = None) -> WordList:
-    """Load a named lexicon (``"fr"``) or a word-list file, using or filling the DAWG cache.
+def lexicon_files(spec: str | Sequence[str]) -> tuple[Path, ...]:
+    """The files a lexicon spec names: a named list's files, one path, or several paths.
 
-    ``cache_dir`` defaults to :func:`default_cache_dir`; if it cannot be written the list is still loaded
-    (built in memory each start). Raises LexiconError: ``lexicon_not_found`` (unknown name / missing file),
-    ``lexicon_unreadable``, ``lexicon_bad_lines``, ``lexicon_empty``.
+    A string that is neither a name nor an existing file is split on ``os.pathsep`` (``a.txt:b.txt``).
+    Raises LexiconError ``lexicon_not_found`` naming the first spec part that is not a readable file.
     """
-    path = NAMED_LEXICONS.get(spec)
-    if path is None:
-        path = Path(spec)
-        if not path.is_file():
+    if isinstance(spec, str):
+        named = NAMED_LEXICONS.get(spec)
+        if named is not None:
+            return named
+        parts = [spec] if Path(spec).is_file() or os.pathsep not in spec else spec.split(os.pathsep)
+    else:
+        parts = list(spec)
+    if not parts:
+        raise LexiconError("lexicon_not_found", "no lexicon given", {"spec": ""})
+    for part in parts:
+        if not Path(part).is_file():
             names = ", ".join(sorted(NAMED_LEXICONS))
             raise LexiconError(
                 "lexicon_not_found",
-                f"lexicon {spec!r} is neither a known name ({names}) nor a readable file",
-                {"spec": spec},
+                f"lexicon {part!r} is neither a known name ({names}) nor a readable file",
+                {"spec": part},
             )
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LexiconError("lexicon_unreadable", f"{path}: {exc.strerror}", {"spec": spec}) from exc
-    digest = hashlib.sha256(data).hexdigest()
+    return tuple(Path(part) for part in parts)
+
+
+def load_lexicon(spec: str | Sequence[str], *, cache_dir: Path | None = None) -> WordList:
+    """Load a named lexicon (``"fr"``), a word-list file or the union of several, using or filling the cache.
+
+    ``cache_dir`` defaults to :func:`default_cache_dir`; if it cannot be written the list is still loaded
+    (built in memory each start). Raises LexiconError: ``lexicon_not_found`` (unknown name / missing file),
+    ``lexicon_unreadable``, ``lexicon_bad_lines`` (naming the file and its lines), ``lexicon_empty``.
+    """
+    paths = lexicon_files(spec)
+    name = spec if isinstance(spec, str) else os.pathsep.join(spec)
+    blobs: list[bytes] = []
+    for path in paths:
+        try:
+            blobs.append(path.read_bytes())
+        except OSError as exc:
+            raise LexiconError("lexicon_unreadable", f"{path}: {exc.strerror}", {"spec": name}) from exc
+    digests = [hashlib.sha256(blob).hexdigest() for blob in blobs]
+    # One file keeps its own hash as the key (so its cache entry and sha256 are the file's); a union's key
+    # covers every part in order.
+    digest = digests[0] if len(digests) == 1 else hashlib.sha256("\n".join(digests).encode()).hexdigest()
     cache = default_cache_dir() if cache_dir is None else cache_dir
-    slug = re.sub(r"[^A-Za-z0-9_.-]", "_", path.name)[:40]
+    slug = re.sub(r"[^A-Za-z0-9_.-]", "_", "+".join(path.name for path in paths))[:40]
     base = cache / f"{slug}-v{CACHE_FORMAT}-{digest}"
     cached = _read_cache(base, digest)
     if cached is not None:
         words, count = cached
-        return WordList(words, name=spec, sha256=digest, count=count)
+        return WordList(words, name=name, sha256=digest, count=count)
 
-    text = _decompress(data, path, spec)
-    unique = sorted(normalise_lines(text.split(b"\n"), source=str(path)))
+    union: set[str] = set()
+    for path, blob in zip(paths, blobs, strict=True):
+        text = _decompress(blob, path, name)
+        union |= normalise_lines(text.split(b"\n"), source=str(path))
+    unique = sorted(union)
     built = cast(_Dawg, dawg.CompletionDAWG(unique))
     _write_cache(base, slug, built, digest, len(unique))
-    return WordList(built, name=spec, sha256=digest, count=len(unique))
+    return WordList(built, name=name, sha256=digest, count=len(unique))
 
 
 def _decompress(data: bytes, path: Path, spec: str) -> bytes:

@@ -1,4 +1,5 @@
-"""The shipped French list lexicons/fr.txt.gz: its pinned identity, its form and sample contents."""
+"""The shipped French lists: lexicons/fr.txt.gz (MPL-2.0) and fr-extra.txt.gz (CC BY-SA 4.0), their pinned
+identity, their form, their union as ``fr`` and sample contents."""
 
 from __future__ import annotations
 
@@ -19,50 +20,64 @@ from relay.lexicon import NAMED_LEXICONS, WordList, normalise_lines
 ROOT = Path(__file__).resolve().parents[2]
 LEXICONS = ROOT / "lexicons"
 SHIPPED = LEXICONS / "fr.txt.gz"
+EXTRA = LEXICONS / "fr-extra.txt.gz"
 # Change only together with lexicons/README.md, after `lexicons/build.py` (see there).
-FR_WORDS = 369_462
-FR_SHA256 = "1767a0ac55cf724fa62e08249abef023155cf7875e6e5d512ada7a7296853f9a"
+FR_WORDS = 369_095
+FR_SHA256 = "e47e8fbdfa39d4efca27889ee1dd000972e63270b78863780a7744e19db4c618"
+EXTRA_WORDS = 17_730
+EXTRA_SHA256 = "e66bd3a570353ed4f696d39878b5534bd19e3a1cf2620e8778295159845716c1"
+PRUNED_SHA256 = "b06da2f8599642113137e9ee40281a186f05643972ee9a0b0467ca8962f9a6c1"
+UNION_WORDS = FR_WORDS + EXTRA_WORDS  # the two files never share a word
 
 
-def shipped_lines() -> list[str]:
-    return gzip.decompress(SHIPPED.read_bytes()).decode("ascii").split("\n")
+def shipped_lines(path: Path = SHIPPED) -> list[str]:
+    return gzip.decompress(path.read_bytes()).decode("ascii").split("\n")
 
 
-def test_fr_is_the_shipped_file() -> None:
-    assert NAMED_LEXICONS["fr"] == SHIPPED
+def test_fr_is_the_union_of_the_two_shipped_files() -> None:
+    assert NAMED_LEXICONS["fr"] == (SHIPPED, EXTRA)
 
 
-def test_shipped_list_has_the_pinned_sha256_and_count(fr: WordList) -> None:
+def test_shipped_lists_have_the_pinned_sha256_and_count(fr: WordList) -> None:
     assert hashlib.sha256(SHIPPED.read_bytes()).hexdigest() == FR_SHA256
-    assert fr.sha256 == FR_SHA256
-    assert len(fr) == FR_WORDS
+    assert hashlib.sha256(EXTRA.read_bytes()).hexdigest() == EXTRA_SHA256
+    assert hashlib.sha256((LEXICONS / "fr-pruned.txt").read_bytes()).hexdigest() == PRUNED_SHA256
+    assert len(fr) == UNION_WORDS
 
 
-def test_readme_states_the_shipped_count_and_sha256() -> None:
+def test_readme_states_the_shipped_counts_and_sha256() -> None:
     readme = (LEXICONS / "README.md").read_text("utf-8")
-    assert FR_SHA256 in readme
-    assert f"{FR_WORDS:,}" in readme
+    for figure in (FR_SHA256, EXTRA_SHA256, f"{FR_WORDS:,}", f"{EXTRA_WORDS:,}", f"{UNION_WORDS:,}"):
+        assert figure in readme
 
 
-def test_shipped_list_is_sorted_unique_upper_case_board_words() -> None:
-    lines = shipped_lines()
+@pytest.mark.parametrize(("path", "count", "shortest"), [(SHIPPED, FR_WORDS, 2), (EXTRA, EXTRA_WORDS, 3)])
+def test_shipped_list_is_sorted_unique_upper_case_board_words(path: Path, count: int, shortest: int) -> None:
+    lines = shipped_lines(path)
     assert lines[-1] == ""  # newline-terminated
     words = lines[:-1]
-    assert len(words) == FR_WORDS
+    assert len(words) == count
     assert words == sorted(set(words))
-    bad = [w for w in words if not re.fullmatch(r"[A-Z]{2,13}", w)]
+    bad = [w for w in words if not re.fullmatch(rf"[A-Z]{{{shortest},13}}", w)]
     assert bad == []
 
 
-def test_shipped_gzip_header_holds_no_build_time_or_file_name() -> None:
-    header = SHIPPED.read_bytes()[:10]
+@pytest.mark.parametrize("path", [SHIPPED, EXTRA])
+def test_shipped_gzip_header_holds_no_build_time_or_file_name(path: Path) -> None:
+    header = path.read_bytes()[:10]
     assert header[:3] == b"\x1f\x8b\x08"
     assert header[3] == 0  # FLG: no FNAME, no comment, no extra
     assert header[4:8] == b"\0\0\0\0"  # MTIME
 
 
-def test_every_word_iterated_is_a_member_and_iteration_is_the_file(fr: WordList) -> None:
-    assert list(fr) == shipped_lines()[:-1]
+def test_every_word_iterated_is_a_member_and_iteration_is_the_union_of_the_files(fr: WordList) -> None:
+    assert list(fr) == sorted(shipped_lines(SHIPPED)[:-1] + shipped_lines(EXTRA)[:-1])
+
+
+def test_the_supplement_is_never_merged_into_the_mpl_file() -> None:
+    main, extra = set(shipped_lines(SHIPPED)[:-1]), set(shipped_lines(EXTRA)[:-1])
+    assert main & extra == set()
+    assert len(extra) >= 15_000
 
 
 @pytest.mark.parametrize(
@@ -115,6 +130,9 @@ def test_every_word_iterated_is_a_member_and_iteration_is_the_file(fr: WordList)
         "KA",
         "OM",
         "TO",
+        # two-letter Scrabble words the Grammalecte list has and fr-remove.txt once removed
+        "UD",
+        "VS",
         # prefixed units (from the prefix + plural continuation rules)
         "KILOMETRES",
         "AMPERES",
@@ -139,7 +157,6 @@ def test_sample_inflected_forms_are_words(fr: WordList, word: str) -> None:
         "JANV",
         "PPM",
         "WWW",
-        "VS",
         "EUR",
         "USD",
         # acronyms and proper nouns (capitalised in the source)
@@ -177,8 +194,23 @@ def test_licence_and_notice_ship_beside_the_list() -> None:
     assert "Dicollecte/Grammalecte dictionary, Olivier R. and contributors" in notice
 
 
+def test_the_supplement_has_its_own_cc_by_sa_licence_and_notice() -> None:
+    licence = (LEXICONS / "LICENSE.CC-BY-SA-4.0").read_text("utf-8")
+    assert licence.startswith("Attribution-ShareAlike 4.0 International")
+    assert "Section 8 -- Interpretation." in licence  # the full legal code
+    notice = (LEXICONS / "NOTICE.fr-extra").read_text("utf-8")
+    assert "fr-extra.txt.gz" in notice
+    assert "CC BY-SA 4.0" in notice
+    assert "Lexique 3.83, Boris New, Christophe Pallier et al., http://www.lexique.org" in notice
+    assert "the French Wiktionary's contributors" in notice
+    # The MPL notice points to the supplement's licence instead of claiming it.
+    mpl = (LEXICONS / "NOTICE").read_text("utf-8")
+    assert "Lexique" not in mpl
+    assert "fr-extra.txt.gz is a separate file under CC BY-SA 4.0" in mpl
+
+
 @pytest.mark.slow
-def test_build_reproduces_the_shipped_file_byte_for_byte(lexicon_build: ModuleType) -> None:
+def test_build_reproduces_the_shipped_files_byte_for_byte(lexicon_build: ModuleType) -> None:
     cache: Path = lexicon_build.DEFAULT_CACHE
     sources = lexicon_build.SOURCES
     # Tests never reach the network: this one runs only where the pinned sources were fetched before.
@@ -192,4 +224,5 @@ def test_build_reproduces_the_shipped_file_byte_for_byte(lexicon_build: ModuleTy
         [sys.executable, str(LEXICONS / "build.py"), "--check"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert FR_SHA256 in done.stdout
+    for digest in (FR_SHA256, EXTRA_SHA256, PRUNED_SHA256):
+        assert digest in done.stdout
