@@ -236,3 +236,21 @@ def test_a_tie_is_a_shared_victory_in_french() -> None:
     else:
         assert "Vainqueur" in html
     assert "Revoir la partie" in html
+
+
+def test_four_players_each_have_a_total_column_and_their_running_totals() -> None:
+    state = e.new_state()
+    for cmd in [e.CreateTable(), *(e.Join(f"P{i}") for i in range(4))]:  # the fourth starts the game
+        state, _ = run(state, cmd, seed=3)
+    assert state.status == "playing"
+    move = first_word(state)
+    state, _ = run(state, e.Play(0, move))
+    for seat in (1, 2, 3):
+        state, _ = run(state, e.Play(seat, e.Pass()))
+    html = render.journal(ui_for(state, 2), EN)
+    score = state.seats[0].score
+    for i in range(4):
+        assert f'data-testid="sheet-total" data-seat="{i}">P{i}: {score if i == 0 else 0}<' in html
+    rows = parsed(html).rows
+    assert len(rows) == 4 and all(len(r) == 9 for r in rows)  # 5 columns + one total per player
+    assert rows[0][5] == str(score) and rows[3][8] == "0" and rows[3][5] == ""
