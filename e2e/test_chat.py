@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from e2e_ui import Player, Relay, seat
+from e2e_ui import Player, Relay
 from playwright.sync_api import expect
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"> <a href="http://example.com">click</a> & <b>bold</b>'
@@ -22,21 +22,30 @@ def say(p: Player, text: str) -> None:
 def test_chat_between_seats_and_watchers_plain_text_mute_and_history(players: Any, relay: Relay) -> None:
     table_id = relay.create_table()
     alice, bob = people = [players("Alice"), players("Bob")]
-    seat(people, relay.url, table_id)
+    # Before the start, in the waiting room: the seats talk already.
+    alice.open(f"/t/{table_id}")
+    bob.open(f"/t/{table_id}")
+    expect(alice.page.locator("#seat-list li")).to_have_count(2)
+    say(bob, "prêt ?")
+    expect(alice.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_contain_text(["prêt ?"])
+    alice.shot("142-chat-waiting-room")
+    alice.page.locator("#start-game").click()
+    for p in people:
+        expect(p.page.get_by_test_id("turn")).to_be_visible()
     carol = players("Carol")  # arrives after the start: watches
     carol.open(f"/t/{table_id}")
     expect(carol.page.get_by_test_id("turn")).to_be_visible()
     # One context to another within a second.
     t0 = time.monotonic()
     say(alice, "Bonne partie !")
-    expect(bob.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_have_text(
-        ["Alice Bonne partie ! mute"], timeout=1_000
+    expect(bob.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]").nth(1)).to_have_text(
+        "Alice Bonne partie ! mute", timeout=1_000
     )
     assert time.monotonic() - t0 < 2.5  # typing and sending included
-    expect(carol.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_have_count(1)
+    expect(carol.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_have_count(2)
     # A hostile message is text: no element made from it, no script run, no link.
     say(bob, HOSTILE)
-    line = alice.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]").nth(1)
+    line = alice.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]").nth(2)
     expect(line.locator(".text")).to_have_text(HOSTILE)
     assert alice.page.locator("#t-chat img, #t-chat a, #t-chat b:not(.who)").count() == 0
     assert alice.page.evaluate("window.__pwned === undefined")
@@ -51,14 +60,14 @@ def test_chat_between_seats_and_watchers_plain_text_mute_and_history(players: An
     # Alice mutes Bob on her side only.
     alice.page.locator("[data-testid=chat-seats] [data-act=chat-mute][data-arg=Bob]").first.click()
     expect(alice.page.locator("[data-testid=chat-seats]")).not_to_contain_text("bold")
-    expect(bob.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_have_count(2)
+    expect(bob.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_have_count(3)
     # Too long is refused before sending, with the reason.
     say(bob, "x" * 201)
     expect(bob.page.get_by_test_id("chat-error")).to_contain_text("At most 200 characters")
     # A reload brings the history back (kept by the relay), the mute too (kept by the browser).
     bob.page.reload()
     bob.page.wait_for_selector("html.ready", state="attached", timeout=90_000)
-    expect(bob.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_have_count(2)
+    expect(bob.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_have_count(3)
     alice.page.reload()
     alice.page.wait_for_selector("html.ready", state="attached", timeout=90_000)
     expect(alice.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_have_count(1)
