@@ -35,6 +35,7 @@ class ChatState:
     error: tuple[str, dict[str, Any]] | None = None
     muted: set[str] = field(default_factory=set)
     show_watchers: bool = True
+    rev: int = 0  # bumped on every change: the glue re-renders only then
     _next: int = 0
 
     @staticmethod
@@ -48,11 +49,13 @@ class ChatState:
     def reset(self) -> None:
         """A new table: its history comes with the welcome."""
         self.messages, self.error, self.draft = [], None, ""
+        self.rev += 1
 
     # -- frames ------------------------------------------------------------------------------------------
     def on_frame(self, frame: Mapping[str, Any]) -> bool:
         """Take a chat frame, or an answer to a chat frame; False: not the chat's."""
         kind = frame.get("type")
+        self.rev += 1
         if kind == "chat_history":
             self.messages = []
             for m in frame.get("messages") or ():
@@ -83,6 +86,7 @@ class ChatState:
     # -- actions -----------------------------------------------------------------------------------------
     def compose(self, watcher_name: str | None = None) -> dict[str, Any] | None:
         """The frame for the draft, or None (and an error said) when it cannot go."""
+        self.rev += 1
         text = " ".join(self.draft.split())
         if not text:
             return None
@@ -100,10 +104,12 @@ class ChatState:
     def toggle_mute(self, name: str) -> str:
         """Mute or unmute a person's messages (this browser only); returns the value to store."""
         self.muted ^= {name}
+        self.rev += 1
         return json.dumps(sorted(self.muted), ensure_ascii=False)
 
     def toggle_watchers(self) -> str:
         self.show_watchers = not self.show_watchers
+        self.rev += 1
         return "on" if self.show_watchers else "off"
 
 

@@ -68,6 +68,7 @@ class App:
         self.tr = Translator(lang)
         self.signals = TurnSignals.from_storage(self.storage)
         self.chat = chat.ChatState.from_storage(self.storage)
+        self.chat_key: tuple[Any, ...] = ()
         self.replay: replay.ReplayState | None = None  # the replay viewer is open (/replay, /t/ID/replay)
         self.notify_perm = str(boot.get("notify", "unsupported"))
         self.cache: dict[str, str] = {}
@@ -447,6 +448,10 @@ class App:
             return
         seats = (s.view or {}).get("seats") or ()
         me = next((str(x.get("name")) for x in seats if x.get("seat") == s.seat), None)
+        key = (self.chat.rev, tr.lang, s.seat, me)
+        if key == self.chat_key and all(r in self.cache for r in chat.REGIONS):
+            return  # nothing changed (a keystroke on the board does not touch the chat)
+        self.chat_key = key
         self.write("t-chat-log", chat.log(self.chat, tr, seated=s.seat is not None, me=me))
         self.write("t-chat-form", chat.form(self.chat, tr, seated=s.seat is not None))
 
