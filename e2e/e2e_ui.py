@@ -216,6 +216,8 @@ def seat(people: list[Player], relay_url: str, table_id: str, *, start: bool = T
     """Each person opens the table link in turn (arrival order = list order); the first one starts."""
     for i, p in enumerate(people):
         p.open(f"/t/{table_id}")
+        # The link opens the table's invitation (the remembered name filled in): Join seats the player.
+        p.page.locator("#join-table").click()
         if i < 3:
             expect(people[0].page.locator("#seat-list li")).to_have_count(i + 1)
     if start and len(people) < 4:

@@ -46,7 +46,7 @@ def test_returning_visitor_starts_from_the_snapshot_and_the_engine_previews(play
     # The engine and UI modules came from the snapshot: a tile placed with the keyboard is previewed.
     page = alice.page
     page.focus("#board")
-    page.keyboard.press("ArrowRight")  # the first arrow puts the cursor on the source
+    expect(page.locator("#sq-G7.cursor")).to_have_count(1)  # the focus puts the cursor on the source
     for letter in [c for c in alice.rack() if c.isalpha()][:2]:
         page.keyboard.press(letter)
     expect(page.locator(".sq.has-pending")).to_have_count(2)

@@ -225,7 +225,7 @@ def test_keyboard_only_play(players: Any, relay: Relay, planner: Planner) -> Non
         page.keyboard.press("Tab")
     else:
         raise AssertionError("Tab never reached the board")
-    page.keyboard.press("ArrowRight")  # the first arrow puts the cursor on the source, G7
+    # The cursor shows on the source, G7, as soon as the board has the focus (no key needed).
     expect(page.locator("#sq-G7.cursor")).to_have_count(1)
     first = move.tiles[0].square
     for _ in range(ord("G") - ord(first[0])):

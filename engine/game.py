@@ -22,6 +22,7 @@ Rules owned here (rules text + shared/design/decisions.md):
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
@@ -83,6 +84,7 @@ __all__ = [
     "TimeoutPass",
     "apply",
     "decide",
+    "is_bot_name",
     "new_state",
     "replay",
     "reserve_at",
@@ -91,6 +93,8 @@ __all__ = [
 MIN_SEATS: Final = 2
 MAX_SEATS: Final = 4
 NAME_MAX: Final = 24
+# Computer players are named "Robot …" (the relay's "Robot N"): a person may not pass for one.
+BOT_NAME_RE: Final = re.compile(r"robot(?:\s.*)?", re.IGNORECASE | re.DOTALL)
 RESERVE_MAX: Final = 10
 RESERVE_REFILL_MS: Final = 15_000
 TURN_SECONDS_DEFAULT: Final = 120
@@ -306,6 +310,11 @@ def _create(state: GameState, command: CreateTable, now_ms: int) -> list[Event]:
     return [TableCreated(command.variant, secs, at=now_ms)]
 
 
+def is_bot_name(name: str) -> bool:
+    """Whether ``name`` (trimmed) has the computer players' pattern ("Robot", "Robot 2", "robot fort")."""
+    return BOT_NAME_RE.fullmatch(name.strip()) is not None
+
+
 def _join(state: GameState, command: Join, now_ms: int, rng: random.Random) -> list[Event]:
     _need_waiting(state)
     raw = command.name
@@ -317,6 +326,8 @@ def _join(state: GameState, command: Join, now_ms: int, rng: random.Random) -> l
     if any(s.name.casefold() == name.casefold() for s in state.seats):
         raise BadName(f"name {name!r} is already taken at this table", name=name, reason="taken")
     bot = command.bot
+    if bot is None and is_bot_name(name):
+        raise BadName(f"name {name!r} is kept for computer players", name=name, reason="reserved")
     if bot is not None and (not isinstance(bot, str) or not bot):
         raise BadSetting(f"bot level {bot!r:.40} must be a non-empty string", bot=str(bot)[:40])
     if len(state.seats) >= MAX_SEATS:

@@ -7,15 +7,17 @@ opened in ``cleanup_ctx`` (so they close in reverse order) and reachable through
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from ipaddress import IPv6Address, ip_address
+from math import ceil
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -23,12 +25,14 @@ import engine
 from relay import chat
 from relay.botdriver import BotDriver, load_default_driver
 from relay.config import Config
+from relay.guard import MAX_BODY, Guard, guard_middleware, raise_nofile, serve
 from relay.lexicon import load_lexicon
-from relay.logs import access_log
+from relay.limits import Limits, address_key
+from relay.logs import access_log, client_warning
 from relay.metrics import Metrics
 from relay.protocol import ClientMessage, ProtocolError, RateLimiter, TileIn, parse_frame
 from relay.static import StaticSite
-from relay.store import Store
+from relay.store import Store, StoreError
 from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Table, dumps, wall_clock_ms
 from relay.ws import HandshakeError, Hub, WebSocket, handshake_reply
 
@@ -43,23 +47,7 @@ HUB_KEY = web.AppKey("ws_hub", Hub)
 HEARTBEAT_SECONDS = 30.0
 
 
-class PerAddressLimits:
-    """Token bucket per client address for table creation (each table costs a journal row and memory)."""
-
-    def __init__(self, burst: float, rate: float) -> None:
-        self.burst, self.rate = burst, rate
-        self.buckets: dict[str, RateLimiter] = {}
-
-    def allow(self, address: str, now: float) -> bool:
-        bucket = self.buckets.get(address)
-        if bucket is None:
-            if len(self.buckets) > 10_000:
-                self.buckets.clear()  # crude bound on memory; at worst a burst is granted again
-            bucket = self.buckets[address] = RateLimiter(self.burst, self.rate, now)
-        return bucket.allow(now)
-
-
-CREATE_LIMITS_KEY = web.AppKey("create_limits", PerAddressLimits)
+LIMITS_KEY = web.AppKey("limits", Limits)
 
 HARD_FRAME_LIMIT = 64 * 1024
 MAX_BAD_FRAMES = 50
@@ -182,10 +170,16 @@ async def create_table(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
     config = request.app[CONFIG_KEY]
     client = request.app[CONFIG_KEY].client_address(request.remote, _forwarded_for(request))
-    if not request.app[CREATE_LIMITS_KEY].allow(client, time.monotonic()):
+    limits = request.app[LIMITS_KEY]
+    if not limits.creations.allow(address_key(client), time.monotonic()):
         return _error(429, "rate_limited", "too many tables created from this address; try again shortly")
+    if limits.idle_waiting(referee, time.monotonic()) >= config.max_waiting_tables:
+        return _error(
+            503, "tables_busy", "too many tables are waiting for players on this relay; try again later"
+        )
     try:
-        body = await request.json() if request.can_read_body else {}
+        # The guard middleware has read the body already (within its timeout): empty means none.
+        body = await request.json() if await request.read() else {}
     except (ValueError, RecursionError):
         # ValueError: bad JSON, bad UTF-8, or an integer past Python's digit limit; RecursionError: nesting.
         return _error(400, "bad_request", "body must be a JSON object")
@@ -212,6 +206,7 @@ async def create_table(request: web.Request) -> web.Response:
     except sqlite3.Error:
         log.exception("cannot journal a new table")
         return _error(503, "journal_unavailable", "the relay cannot write its journal; try again later")
+    limits.created()
     path = f"/t/{table.id}"
     if config.public_url is not None:
         # Behind a reverse proxy the request says http://127.0.0.1:8080; players need the public address.
@@ -290,9 +285,12 @@ async def metrics(request: web.Request) -> web.Response:
 
 
 def origin_allowed(request: web.Request, allowed: tuple[str, ...], public_origin: str | None = None) -> bool:
-    """Same host as the request, the --public-url's origin, or listed with --allow-origin.
+    """The relay's own origin, the --public-url's origin, or listed with --allow-origin. No Origin: not a
+    browser, allowed.
 
-    No Origin: not a browser, allowed.
+    The relay's own origin is the address it was reached at (the listening socket's host and port, plus
+    ``localhost`` on loopback, plus the ``--host`` name), over plain ``http``: never the request's
+    ``Host`` header, which a page on another name (DNS rebinding) controls.
     """
     origin = request.headers.get("Origin")
     if origin is None:
@@ -302,10 +300,34 @@ def origin_allowed(request: web.Request, allowed: tuple[str, ...], public_origin
         return True
     if public_origin is not None and origin.lower() == public_origin:
         return True
-    parts = urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return False
-    return parts.netloc.lower() == (request.host or "").lower()
+    return origin.lower() in own_origins(request)
+
+
+def own_origins(request: web.Request) -> set[str]:
+    """``http://host:port`` origins of this relay as the connection reached it (see origin_allowed)."""
+    transport = request.transport
+    sockname = transport.get_extra_info("sockname") if transport is not None else None
+    if not isinstance(sockname, tuple) or len(sockname) < 2:
+        return set()
+    host, port = str(sockname[0]), int(sockname[1])
+    names = {host}
+    with contextlib.suppress(ValueError):
+        ip = ip_address(host)
+        if isinstance(ip, IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+            names.add(str(ip))
+        if ip.is_loopback:
+            names |= {"localhost", "127.0.0.1", "::1"}
+    bind = request.app[CONFIG_KEY].host
+    if bind and bind not in ("0.0.0.0", "::"):
+        names.add(bind)
+    out = set()
+    for name in names:
+        shown = f"[{name}]" if ":" in name else name
+        out.add(f"http://{shown}:{port}".lower())
+        if port == 80:
+            out.add(f"http://{shown}".lower())
+    return out
 
 
 def _forwarded_for(request: web.BaseRequest) -> str:
@@ -346,8 +368,10 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     # Computed now (the request is not kept): only a rematch needs it, and the sockets of one host share
     # the one interned string.
     link_base = sys.intern(_link_base(request))
-    session = GameSession(referee, config, table, link_base)
-    sock = WebSocket(session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT)
+    session = GameSession(referee, config, table, link_base, request.app[LIMITS_KEY])
+    sock = WebSocket(
+        session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT, max_output=config.output_cap_kib * 1024
+    )
     client = config.client_address(request.remote, _forwarded_for(request))
     session.conn = Conn(sock, sys.intern(client))
     referee.sockets += 1
@@ -377,15 +401,33 @@ def _take_over(request: web.Request, transport: asyncio.Transport, sock: WebSock
 class GameSession:
     """The game behind one :class:`relay.ws.WebSocket`: its frames in order, rate limit, bad-frame count."""
 
-    __slots__ = ("bad", "config", "conn", "limiter", "link_base", "referee", "table")
+    __slots__ = (
+        "bad",
+        "config",
+        "conn",
+        "deferred",
+        "limiter",
+        "limits",
+        "link_base",
+        "referee",
+        "resyncs",
+        "table",
+    )
 
-    def __init__(self, referee: Referee, config: Config, table: Table, link_base: str) -> None:
+    def __init__(
+        self, referee: Referee, config: Config, table: Table, link_base: str, limits: Limits | None = None
+    ) -> None:
         self.referee = referee
+        self.limits = limits or Limits.from_config(config)
         self.config = config
         self.table = table
         self.link_base = link_base
         self.conn: Conn | None = None
         self.limiter = RateLimiter(config.rate_burst, config.rate_per_second, time.monotonic())
+        # Snapshots cost a view of the whole game: their own, slower budget (made on the first resync).
+        self.resyncs: RateLimiter | None = None
+        # A resync asked past that budget: answered once the budget allows (one snapshot for all of them).
+        self.deferred: asyncio.TimerHandle | None = None
         self.bad = 0
 
     async def frame(self, data: str | bytes, t0: float) -> bool:
@@ -410,6 +452,9 @@ class GameSession:
     async def ended(self) -> None:
         """The socket is gone (or going): free the seat's connection. Idempotent."""
         conn, self.conn = self.conn, None
+        if self.deferred is not None:
+            self.deferred.cancel()
+            self.deferred = None
         if conn is None:
             return
         self.referee.sockets -= 1
@@ -440,18 +485,80 @@ async def _on_frame(session: GameSession, conn: Conn, data: str, t0: float) -> i
                 return None
             referee.send_error(conn, message.id, "rate_limited", "too many frames; slow down")
             return 0
-        await dispatch(referee, table, conn, message, t0, link_base=session.link_base)
+        if message.type == "resync" and not _resync_allowed(session):
+            _defer_snapshot(session, conn)
+            return 0
+        if message.type == "place" and not _probe_allowed(session, conn, message.id):
+            return 0
+        events = await dispatch(referee, table, conn, message, t0, link_base=session.link_base)
+        if events and type(events[-1]).__name__ == "Rejected":
+            # Unknown words: besides the seat's reserve (the rules), the address's budget across tables.
+            session.limits.probes.charge(address_key(conn.peer), time.monotonic())
         return 0
     except ProtocolError as err:
         referee.send_error(conn, err.msg_id, err.code, err.message, err.params)
+        client_warning("bad frame", err.code, peer=conn.peer, table=table.id, why=err.message[:80])
     except RelayError as err:
         referee.send_error(conn, getattr(err, "msg_id", None), err.code, err.message, err.params)
-    except Exception:
-        # A bug or an I/O failure (e.g. the journal): nothing was acknowledged; say so and go on.
+    except (sqlite3.Error, StoreError):
+        # The journal refused: nothing was acknowledged; say so and go on (the client may send it again).
         log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
         referee.send_error(conn, msg_id, "internal_error", "the relay could not process this frame")
         return 0
+    except Exception:
+        # A bug this frame ran into: answered, counted as a bad frame (a peer cannot repeat it for free),
+        # and logged with its traceback at a bounded rate.
+        if client_warning("frame failed", "frame_failed", table=table.id, seat=conn.seat, peer=conn.peer):
+            log.exception("frame failed", extra={"fields": {"table": table.id, "seat": conn.seat}})
+        referee.send_error(conn, msg_id, "internal_error", "the relay could not process this frame")
     return 1
+
+
+def _probe_allowed(session: GameSession, conn: Conn, msg_id: str | None) -> bool:
+    """Whether this address may still have words checked; if not, answer ``probe_limit``."""
+    probes, key, now = session.limits.probes, address_key(conn.peer), time.monotonic()
+    if probes.available(key, now):
+        return True
+    wait = probes.wait(key, now)
+    session.referee.send_error(
+        conn,
+        msg_id,
+        "probe_limit",
+        f"too many unknown words tried from this address; wait {ceil(wait)} s",
+        {"seconds": ceil(wait), "next_try_ms": session.referee.now_ms() + ceil(wait * 1000)},
+    )
+    return False
+
+
+def _resync_allowed(session: GameSession) -> bool:
+    now = time.monotonic()
+    if session.resyncs is None:
+        session.resyncs = RateLimiter(session.config.resync_burst, session.config.resync_per_second, now)
+    return session.deferred is None and session.resyncs.allow(now)
+
+
+def _defer_snapshot(session: GameSession, conn: Conn) -> None:
+    """Answer a resync past the connection's budget later, when the budget allows; resyncs asked
+    meanwhile are answered by that same snapshot (it is the latest state anyway)."""
+    if session.deferred is not None or session.resyncs is None:
+        return
+    wait = session.resyncs.wait(time.monotonic())
+    session.deferred = asyncio.get_running_loop().call_later(wait, _late_snapshot, session, conn)
+
+
+def _late_snapshot(session: GameSession, conn: Conn) -> None:
+    session.deferred = None
+    if session.conn is not conn or conn.closing or session.resyncs is None:
+        return  # gone meanwhile
+    if session.table.lock.locked():
+        # An action is being committed: the snapshot must follow it, not cut into it.
+        session.deferred = asyncio.get_running_loop().call_later(0.01, _late_snapshot, session, conn)
+        return
+    session.resyncs.allow(time.monotonic())
+    try:
+        session.referee.snapshot(session.table, conn)  # no await: nothing can take the lock meanwhile
+    except (sqlite3.Error, StoreError):
+        log.exception("deferred snapshot failed", extra={"fields": {"table": session.table.id}})
 
 
 class _Refusal(RelayError):
@@ -473,6 +580,14 @@ def _bot_name(table: Table) -> str:
     return next(f"Robot {n}" for n in range(1, 6) if f"robot {n}" not in taken)
 
 
+def _bot_seat(table: Table, seat: int) -> int:
+    # Read under the lock: only a computer player's seat may be freed by seat 0 (a person leaves by itself).
+    seats = table.state.seats
+    if not 0 <= seat < len(seats) or not seats[seat].bot:
+        raise RelayError("not_a_bot", f"seat {seat} is not a computer player", seat=seat)
+    return seat
+
+
 def _tile(t: TileIn) -> Any:
     letter = t.letter
     if t.blank and letter in ("", "?"):
@@ -482,13 +597,14 @@ def _tile(t: TileIn) -> Any:
 
 async def dispatch(
     referee: Referee, table: Table, conn: Conn, m: ClientMessage, t0: float, *, link_base: str = ""
-) -> None:
+) -> list[Any]:
     """Route one valid client frame. Raises RelayError (answered by the caller) for relay-level refusals.
+    Returns the events of a game action ([] for other frames).
 
     ``link_base`` (the relay's public address) prefixes the shareable link of a rematch table."""
     if m.type == "ping":
         conn.send(dumps({"type": "pong", "id": m.id, "now": referee.now_ms()}))
-        return
+        return []
     if m.type in ("join", "watch"):
         # A spectator (or a seat that left before the start) may still take a seat on the same socket.
         if conn.joined and (conn.seat is not None or m.type == "watch"):
@@ -503,22 +619,22 @@ async def dispatch(
         else:
             assert m.name is not None
             await referee.join_by_name(table, conn, m.name, m.id, t0)
-        return
+        return []
     if not conn.joined:
         raise _Refusal(m.id, "not_joined", "send a join (or watch) frame first")
     if m.type == "resync":
         async with table.lock:
             referee.snapshot(table, conn)
-        return
+        return []
     if m.type == "chat":
         await chat.post(referee, table, conn, m.id, m.text, m.name)
-        return
+        return []
     if m.type == "rematch":
         try:
             await referee.rematch(table, conn, m.id, lambda new_id: f"{link_base}/t/{new_id}")
         except RelayError as err:
             raise _Refusal(m.id, err.code, err.message) from err
-        return
+        return []
     seat = conn.seat
     if seat is None:
         raise _Refusal(m.id, "not_a_seat", "spectators cannot act")
@@ -534,6 +650,11 @@ async def dispatch(
             raise _Refusal(m.id, "not_first_seat", "only the first seat may add a computer player")
         level = m.level or "medium"
         command = lambda t: [engine.Join(_bot_name(t), bot=level)]  # noqa: E731
+    elif m.type == "remove_bot":
+        if seat != 0:
+            raise _Refusal(m.id, "not_first_seat", "only the first seat may remove a computer player")
+        target = m.seat if m.seat is not None else -1
+        command = lambda t: [engine.Leave(_bot_seat(t, target))]  # noqa: E731
     elif m.type == "place":
         tiles = tuple(_tile(t) for t in m.tiles)
         command = lambda t: [engine.Play(_seat(conn), engine.Place(tiles))]  # noqa: E731
@@ -543,7 +664,7 @@ async def dispatch(
         command = lambda t: [engine.Play(_seat(conn), engine.Pass())]  # noqa: E731
     else:  # pragma: no cover - parse_frame admits only the types above
         raise _Refusal(m.id, "unknown_type", m.type)
-    await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0)
+    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0)
 
 
 _gc_started = 0.0
@@ -590,11 +711,11 @@ def create_app(
     ``bot_driver`` replaces ``relay.bots.driver()`` (None: no bots). The journal is opened and unfinished
     tables restored at startup (raises sqlite3.Error / relay.lexicon.LexiconError then).
     """
-    app = web.Application(middlewares=[headers_middleware], client_max_size=64 * 1024)
+    app = web.Application(middlewares=[headers_middleware, guard_middleware], client_max_size=MAX_BODY)
     app[CONFIG_KEY] = config
     app[METRICS_KEY] = Metrics()
     app[STATIC_KEY] = StaticSite(config.static, forbidden=_word_list_paths(config))
-    app[CREATE_LIMITS_KEY] = PerAddressLimits(config.create_burst, config.create_per_second)
+    app[LIMITS_KEY] = Limits.from_config(config)
     app[HUB_KEY] = hub = Hub(HEARTBEAT_SECONDS)
     clock = now_ms or wall_clock_ms
 
@@ -652,17 +773,21 @@ def create_app(
 
 
 def run(config: Config) -> None:
-    """Serve until SIGINT/SIGTERM (aiohttp's run_app handles both and shuts down gracefully)."""
-    app = create_app(config)
-    web.run_app(
-        app,
-        host=config.host,
-        port=config.port,
-        access_log=None,
-        print=None,
-        shutdown_timeout=5.0,
-        handle_signals=True,
+    """Serve until SIGINT/SIGTERM (then shut down gracefully), every connection through the guard."""
+    soft, hard = raise_nofile()
+    guard = Guard(config, soft)
+    log.info(
+        "descriptors",
+        extra={
+            "fields": {
+                "nofile_soft": soft,
+                "nofile_hard": hard,
+                "connections": guard.capacity,
+                "per_address": config.max_connections_per_address,
+            }
+        },
     )
+    serve(create_app(config), config, guard)
 
 
 __all__ = ["CONFIG_KEY", "METRICS_KEY", "REFEREE_KEY", "create_app", "run"]

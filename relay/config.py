@@ -53,6 +53,23 @@ class Config:
     # Reverse proxies (addresses or networks) whose X-Forwarded-For is believed: behind one, the client's
     # address (per-address limits, logs) is the rightmost X-Forwarded-For entry that is not a trusted proxy.
     trusted_proxies: tuple[IPv4Network | IPv6Network, ...] = ()
+    # Hardening (docs/hosting.md, "Limits"). A peer leaving more than this unread is closed with 4002.
+    output_cap_kib: int = 256
+    # Snapshots a connection may ask for (resync): a burst, then this many per second.
+    resync_burst: float = 10.0
+    resync_per_second: float = 2.0
+    # Unknown-word refusals per client address across all tables and seats: a burst, then one per period.
+    probe_burst: float = 30.0
+    probe_refill_seconds: float = 15.0
+    # Tables waiting for players with nobody connected, relay-wide; past it, creation answers 503.
+    max_waiting_tables: int = 2000
+    # A table nobody ever sat at is dropped after this long.
+    unjoined_table_seconds: float = 600.0
+    # TCP connections per client address (sockets and HTTP), and HTTP connections still waiting for
+    # their request among them; headers and bodies must arrive within the request timeout.
+    max_connections_per_address: int = 64
+    max_pending_per_address: int = 32
+    request_timeout_seconds: float = 10.0
 
     def __post_init__(self) -> None:
         if not MIN_TURN_SECONDS <= self.turn_seconds <= MAX_TURN_SECONDS:
@@ -63,6 +80,20 @@ class Config:
             raise ConfigError(f"--grace-seconds {self.grace_seconds}: must be >= 0")
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"--port {self.port}: must be 0-65535")
+        for flag, value in (
+            ("--output-cap-kib", self.output_cap_kib),
+            ("--resync-burst", self.resync_burst),
+            ("--resync-per-second", self.resync_per_second),
+            ("--probe-burst", self.probe_burst),
+            ("--probe-refill-seconds", self.probe_refill_seconds),
+            ("--max-waiting-tables", self.max_waiting_tables),
+            ("--unjoined-table-seconds", self.unjoined_table_seconds),
+            ("--max-connections-per-address", self.max_connections_per_address),
+            ("--max-pending-per-address", self.max_pending_per_address),
+            ("--request-timeout-seconds", self.request_timeout_seconds),
+        ):
+            if not value > 0:
+                raise ConfigError(f"{flag} {value}: must be > 0")
         if self.public_url is not None:
             parts = urlsplit(self.public_url)
             if (
@@ -255,7 +286,25 @@ def build_parser() -> argparse.ArgumentParser:
         default=e("LEXIO_CREATE_PER_SECOND", "0.5"),
         help="sustained table creations per second per address [LEXIO_CREATE_PER_SECOND]",
     )
+    for flag, kind, default, what in HARDENING_FLAGS:
+        env = "LEXIO_" + flag.removeprefix("--").upper().replace("-", "_")
+        serve.add_argument(flag, type=kind, default=e(env, default), help=f"{what} [{env}]")
     return parser
+
+
+# (flag, type, default, help): the limits of docs/hosting.md; each has its LEXIO_* variable.
+HARDENING_FLAGS: tuple[tuple[str, type, str, str], ...] = (
+    ("--output-cap-kib", int, "256", "KiB a game socket may leave unread before it is closed (4002)"),
+    ("--resync-burst", float, "10", "snapshots a connection may ask for at once (more wait)"),
+    ("--resync-per-second", float, "2", "sustained snapshots per second per connection"),
+    ("--probe-burst", float, "30", "unknown-word refusals per address, all tables together"),
+    ("--probe-refill-seconds", float, "15", "seconds for one more unknown-word refusal per address"),
+    ("--max-waiting-tables", int, "2000", "waiting tables with nobody connected, relay-wide"),
+    ("--unjoined-table-seconds", float, "600", "life of a table nobody sat at"),
+    ("--max-connections-per-address", int, "64", "concurrent TCP connections per client address"),
+    ("--max-pending-per-address", int, "32", "connections per address that have not sent a request yet"),
+    ("--request-timeout-seconds", float, "10", "time to send request headers, or a body"),
+)
 
 
 def config_from_args(argv: Sequence[str] | None = None) -> Config:
@@ -297,4 +346,14 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
         db_synchronous_full=args.db_synchronous == "full",
         public_url=args.public_url,
         trusted_proxies=parse_networks(proxies),
+        output_cap_kib=args.output_cap_kib,
+        resync_burst=args.resync_burst,
+        resync_per_second=args.resync_per_second,
+        probe_burst=args.probe_burst,
+        probe_refill_seconds=args.probe_refill_seconds,
+        max_waiting_tables=args.max_waiting_tables,
+        unjoined_table_seconds=args.unjoined_table_seconds,
+        max_connections_per_address=args.max_connections_per_address,
+        max_pending_per_address=args.max_pending_per_address,
+        request_timeout_seconds=args.request_timeout_seconds,
     )

@@ -68,3 +68,39 @@ def setup_logging(*, json_lines: bool, level: str = "INFO") -> None:
 def event(msg: str, **fields: Any) -> None:
     """Log one action line with its fields."""
     log.info(msg, extra={"fields": fields})
+
+
+class Throttle:
+    """At most ``burst`` lines, then ``per_second``, per kind: a flood of bad input cannot flood the log.
+    The next line let through says how many were dropped meanwhile."""
+
+    def __init__(self, burst: float = 20.0, per_second: float = 2.0) -> None:
+        self.burst, self.per_second = burst, per_second
+        self._tokens: dict[str, tuple[float, float, int]] = {}
+
+    def allow(self, kind: str, now: float) -> int | None:
+        """None: drop this line. Otherwise the number of lines of ``kind`` dropped since the last one."""
+        tokens, last, dropped = self._tokens.get(kind, (self.burst, now, 0))
+        tokens = min(self.burst, tokens + (now - last) * self.per_second)
+        if tokens < 1.0:
+            self._tokens[kind] = (tokens, now, dropped + 1)
+            return None
+        if len(self._tokens) > 1000:
+            self._tokens.clear()  # kinds are a handful of codes; this only bounds a bug
+        self._tokens[kind] = (tokens - 1.0, now, 0)
+        return dropped
+
+
+_client_throttle = Throttle()
+
+
+def client_warning(msg: str, kind: str, **fields: Any) -> bool:
+    """One WARNING line (no traceback) for a client's fault (``kind``: its code), all kinds sharing one
+    rate limit. Returns whether the line was written (the caller may add detail only then)."""
+    dropped = _client_throttle.allow("client", time.monotonic())
+    if dropped is None:
+        return False
+    if dropped:
+        fields = {**fields, "suppressed": dropped}
+    log.warning(msg, extra={"fields": {"kind": kind, **fields}})
+    return True

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -18,6 +19,11 @@ MAX_CHAT_FRAME_TEXT = 2000  # beyond: bad_message; the chat's own limit (200 cha
 LEVELS: Final = ("easy", "medium", "strong")
 _SQUARE_RE: Final = re.compile(r"[A-Za-z][0-9]{1,2}")
 _RACK_RE: Final = re.compile(r"[A-Za-z?]{1,7}")
+# Hostile shapes are refused before anything walks the value: nesting, number of values, string sizes.
+MAX_DEPTH: Final = 8
+MAX_VALUES: Final = 256
+_STRING_RE: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS_RE: Final = re.compile(r"[\[\]{}]")
 
 
 class ProtocolError(ValueError):
@@ -49,6 +55,7 @@ class ClientMessage:
     swap: str = ""
     since: int | None = None
     text: str = ""  # chat
+    seat: int | None = None
 
 
 # type -> (required keys, optional keys); "type" and "id" are always allowed.
@@ -58,6 +65,7 @@ _SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "start": (frozenset(), frozenset()),
     "leave": (frozenset(), frozenset()),
     "add_bot": (frozenset({"level"}), frozenset()),
+    "remove_bot": (frozenset({"seat"}), frozenset()),
     "place": (frozenset({"tiles"}), frozenset()),
     "swap": (frozenset({"tiles"}), frozenset()),
     "pass": (frozenset(), frozenset()),
@@ -83,13 +91,18 @@ def _str(obj: dict[str, Any], key: str, limit: int, msg_id: str | None) -> str:
 
 
 def parse_frame(text: str) -> ClientMessage:
-    """Validate one client text frame. Raises ProtocolError: bad_json, bad_message, unknown_type."""
+    """Validate one client text frame. Raises ProtocolError: bad_json, bad_message, unknown_type (and the
+    codes of the per-type checks below). Never recurses: nesting is bounded before the JSON is decoded."""
+    _check_nesting(text)
     try:
         obj = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:
+        # ValueError: bad JSON, or an integer past Python's digit limit.
         raise ProtocolError("bad_json", "frame is not valid JSON") from exc
     if not isinstance(obj, dict):
         raise ProtocolError("bad_json", "frame must be a JSON object")
+    if _count_values(obj) > MAX_VALUES:
+        raise ProtocolError("bad_json", f"frame holds more than {MAX_VALUES} values")
     if "\\u" in text and _has_lone_surrogate(obj):
         # JSON may escape half of a UTF-16 pair (backslash-ud800): not text, and any echo of it (an id, a name
         # an error) could not be encoded into the reply frame.
@@ -133,6 +146,11 @@ def parse_frame(text: str) -> ClientMessage:
         if level not in LEVELS:
             raise ProtocolError("bad_level", f"level must be one of {', '.join(LEVELS)}", msg_id=msg_id)
         return ClientMessage(kind, msg_id, level=level)
+    if kind == "remove_bot":
+        seat = obj["seat"]
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 4:
+            raise _bad("seat", "must be a seat number 0-3", msg_id)
+        return ClientMessage(kind, msg_id, seat=seat)
     if kind == "place":
         tiles = obj["tiles"]
         if not isinstance(tiles, list) or not 1 <= len(tiles) <= 7:
@@ -148,7 +166,8 @@ def parse_frame(text: str) -> ClientMessage:
         return ClientMessage(kind, msg_id, swap=rack.upper())
     if kind == "resync":
         since = obj.get("since")
-        if since is not None and (not isinstance(since, int) or isinstance(since, bool) or since < 0):
+        bad_type = not isinstance(since, int) or isinstance(since, bool)
+        if since is not None and (bad_type or not 0 <= since < 2**53):
             raise _bad("since", "must be a non-negative integer", msg_id)
         return ClientMessage(kind, msg_id, since=since)
     if kind == "chat":
@@ -159,14 +178,47 @@ def parse_frame(text: str) -> ClientMessage:
     return ClientMessage(kind, msg_id)
 
 
+def _check_nesting(text: str) -> None:
+    """Refuse a frame nested deeper than :data:`MAX_DEPTH` (bad_json), without decoding it: brackets
+    outside strings are counted in one pass. A frame with few brackets needs no pass at all."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for match in _BRACKETS_RE.finditer(_STRING_RE.sub('""', text)):
+        if match.group() in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ProtocolError("bad_json", f"frame is nested deeper than {MAX_DEPTH} levels")
+        else:
+            depth -= 1
+
+
+def _walk(obj: object) -> Iterator[object]:
+    """Every value and key of a decoded frame, iteratively (no recursion, whatever the shape)."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        yield item
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _count_values(obj: object) -> int:
+    count = 0
+    for _ in _walk(obj):
+        count += 1
+        if count > MAX_VALUES:
+            break
+    return count
+
+
 def _has_lone_surrogate(obj: object) -> bool:
-    if isinstance(obj, str):
-        return any("\ud800" <= ch <= "\udfff" for ch in obj)
-    if isinstance(obj, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in obj.items())
-    if isinstance(obj, list):
-        return any(_has_lone_surrogate(v) for v in obj)
-    return False
+    return any(
+        isinstance(item, str) and any("\ud800" <= ch <= "\udfff" for ch in item) for item in _walk(obj)
+    )
 
 
 def _tile(obj: object, index: int, msg_id: str | None) -> TileIn:
@@ -203,6 +255,11 @@ class RateLimiter:
         self._tokens = burst
         self._last = now
         self.strikes = 0
+
+    def wait(self, now: float) -> float:
+        """Seconds from ``now`` until a frame would be allowed (0: now)."""
+        tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
 
     def allow(self, now: float) -> bool:
         self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)

@@ -20,6 +20,7 @@ import logging
 import random
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -35,15 +36,18 @@ from relay.store import RematchRow, Store, StoreError
 log = logging.getLogger("lexio.relay")
 
 Clock = Callable[[], int]
-# Bytes a peer may leave unread (its kernel buffers full) before it is closed as too slow.
-SLOW_BYTES = 1 << 20
 CLOSE_RESTART = 1012
 CLOSE_TAKEN_OVER = 4001
 CLOSE_SLOW = 4002
 BOT_NAMES = {"easy": "Robot facile", "medium": "Robot moyen", "strong": "Robot fort"}
 # A table nobody joined (or everyone left before the start) is dropped after this long.
 EMPTY_TABLE_TTL_MS = 3600 * 1000
-LISTED_FRESH_MS = 10 * 60 * 1000
+# Full states (journal included) kept in memory for repeated snapshots.
+FULL_STATE_CACHE = 16
+# A public table stays in the open list while someone is connected to it, and this long after the last
+# one left (or after its creation, for the creator to arrive): a reload does not drop it, an abandoned
+# table leaves the list within 30 s.
+LISTED_GRACE_MS = 20 * 1000
 
 
 # The OS's randomness; stateless, so one instance serves every table (each SystemRandom() would carry an
@@ -90,6 +94,8 @@ class Socket(Protocol):
 
     def buffered(self) -> int: ...
 
+    def too_slow(self) -> bool: ...
+
     def close_soon(self, code: int, message: bytes = b"") -> None: ...
 
     async def close(self, *, code: int = 1000, message: bytes = b"") -> bool: ...
@@ -98,9 +104,9 @@ class Socket(Protocol):
 class Conn:
     """One WebSocket connection: its seat (None: spectator or not joined) and its outbound frames.
 
-    Frames are written to the socket at once, in order; the socket's transport buffers what the peer has
-    not taken yet, and a peer that lets more than :data:`SLOW_BYTES` pile up is closed (it can rejoin and
-    resync). No queue and no sender task per socket: thousands of them would cost memory.
+    Frames are written to the socket at once, in order; the socket buffers what the peer has not taken
+    yet, and a peer that lets more than its output cap (``--output-cap-kib``) pile up is closed with 4002
+    (it can rejoin and resync). No sender task per socket: thousands of them would cost memory.
     """
 
     __slots__ = ("chat_times", "closing", "joined", "peer", "seat", "table", "ws")
@@ -118,7 +124,7 @@ class Conn:
         """Send a frame now; a peer too slow to take its frames is closed with 4002."""
         if self.closing:
             return
-        if self.ws.buffered() > SLOW_BYTES:
+        if self.ws.too_slow():
             self.close_soon(CLOSE_SLOW, "too slow")
             return
         try:
@@ -152,6 +158,9 @@ class Table:
     rematch: dict[str, Any] | None = None
     # New table of a rematch: the old table's computer players (name, level), seated after the first arrival.
     rematch_bots: tuple[tuple[str, str], ...] = ()
+    # When the last connection left (None: someone is connected, or nobody came yet); the open list uses it.
+    empty_since: int | None = None
+    watchers_told: int = 0  # the spectator count last broadcast (docs/protocol.md, "watchers")
 
     @property
     def status(self) -> str:
@@ -200,6 +209,9 @@ class Referee:
         self._last_gc = 0
         self._closed = False
         self.started = time.monotonic()
+        # The last full states read back from SQLite (table id -> (its fold, full state)): snapshots asked
+        # again and again, and bots, are served from memory; bounded, least recently used out.
+        self._full: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     def _rng(self, table_id: str) -> random.Random:
@@ -331,11 +343,19 @@ class Referee:
         """``table.state`` with its journal (elided in memory, see :func:`elide_journal`) read back from
         SQLite: what ``engine.view`` and the game record need. Raises StoreError / sqlite3.Error."""
         version = int(table.state.version)
+        cached = self._full.get(table.id)
+        if cached is not None and cached[0] is table.state:  # the fold it was read for is still current
+            self._full.move_to_end(table.id)
+            return cached[1]
         rows = self.store.events(table.id)
         if len(rows) < version:
             raise StoreError(f"table {table.id}: the journal has {len(rows)} events, the table {version}")
         events = tuple(engine.event_from_dict(row.body) for row in rows[:version])
-        return dataclasses.replace(table.state, events=events)
+        state = dataclasses.replace(table.state, events=events)
+        self._full[table.id] = (table.state, state)
+        if len(self._full) > FULL_STATE_CACHE:
+            self._full.popitem(last=False)
+        return state
 
     def get(self, table_id: str) -> Table | None:
         return self.tables.get(table_id)
@@ -412,7 +432,11 @@ class Referee:
         for t in self.tables.values():
             if not t.public or t.status not in ("waiting", "empty") or t.seat_count() >= 4:
                 continue
-            if t.conns or now - t.created_ms < LISTED_FRESH_MS:
+            if t.conns or t.watchers:
+                out.append(t)
+                continue
+            since = t.empty_since if t.empty_since is not None else t.created_ms
+            if now - since < LISTED_GRACE_MS:
                 out.append(t)
         out.sort(key=lambda t: t.created_ms, reverse=True)
         return out[:100]
@@ -503,8 +527,15 @@ class Referee:
                 del self.tables[table.id]
             elif (
                 table.seat_count() == 0
-                and now - table.created_ms >= EMPTY_TABLE_TTL_MS
                 and not table.watchers
+                and (
+                    now - table.created_ms >= EMPTY_TABLE_TTL_MS
+                    # Nobody ever sat there (its only event is its creation): a shorter life.
+                    or (
+                        int(table.state.version) <= 1
+                        and now - table.created_ms >= self.config.unjoined_table_seconds * 1000
+                    )
+                )
             ):
                 self.store.set_status(table.id, "abandoned", now)
                 del self.tables[table.id]
@@ -593,6 +624,8 @@ class Referee:
         table.state = elide_journal(state)
         for ev, (_, th) in zip(events, rows, strict=True):
             self._track(table, old_state, ev, th, conn)
+        if new_token is not None:
+            table.empty_since = None
         self.metrics.events += len(events)
         self.metrics.actions[kind] += 1
         # A joining connection gets welcome + snapshot (which hold these events) instead.
@@ -602,6 +635,7 @@ class Referee:
             self._answer(table, conn, msg_id, events, now, t0)
         else:
             self._latency(t0)
+        self.watchers_changed(table)  # a spectator took a seat, or a seat left and now watches
         log_event(
             "action",
             table=table.id,
@@ -760,6 +794,7 @@ class Referee:
                     "view": engine.view(self.full_state(table), conn.seat, now_ms=now),
                     "clock": self.clock(table),
                     "presence": table.presence(),
+                    "watchers": len(table.watchers),
                     "now": now,
                     **({"rematch": table.rematch} if table.rematch is not None else {}),
                 }
@@ -784,6 +819,16 @@ class Referee:
         from relay.chat import send_history  # here: relay.chat builds on this module
 
         send_history(self, table, conn)
+
+    def watchers_changed(self, table: Table) -> None:
+        """Tell every connection how many watch, when that number changed since it was last told."""
+        count = len(table.watchers)
+        if count == table.watchers_told:
+            return
+        table.watchers_told = count
+        frame = dumps({"type": "watchers", "count": count, "now": self.now_ms()})
+        for c in list(table.all_conns()):
+            c.send(frame)
 
     def presence_changed(self, table: Table, clock_changed: bool) -> None:
         now = self.now_ms()
@@ -853,9 +898,11 @@ class Referee:
             conn.table = table
             table.conns[seat] = conn
             table.watchers.discard(conn)
+            table.empty_since = None
             was_away = table.away_since.pop(seat, None) is not None
             self.welcome(table, conn, msg_id, token)
             self.presence_changed(table, clock_changed=was_away and table.state.turn == seat)
+            self.watchers_changed(table)
             log_event("rejoin", table=table.id, seat=seat)
 
     async def watch(self, table: Table, conn: Conn, msg_id: str | None) -> None:
@@ -864,7 +911,9 @@ class Referee:
             conn.table = table
             conn.seat = None
             table.watchers.add(conn)
+            table.empty_since = None
             self.welcome(table, conn, msg_id, None)
+            self.watchers_changed(table)
 
     async def disconnect(self, conn: Conn) -> None:
         table = conn.table
@@ -872,6 +921,7 @@ class Referee:
             return
         async with table.lock:
             table.watchers.discard(conn)
+            self.watchers_changed(table)
             seat = conn.seat
             if seat is not None and table.conns.get(seat) is conn:
                 del table.conns[seat]
@@ -879,6 +929,8 @@ class Referee:
                     table.away_since[seat] = self.now_ms()
                 self.presence_changed(table, clock_changed=table.state.turn == seat)
                 log_event("disconnect", table=table.id, seat=seat)
+            if not table.conns and not table.watchers:
+                table.empty_since = self.now_ms()
 
     # -- bots ------------------------------------------------------------------------------------------------
     def _schedule_bot(self, table: Table) -> None:

@@ -21,9 +21,10 @@ import binascii
 import contextlib
 import io
 import logging
+import socket
 import time
 from collections import deque
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Final, Protocol
 
 from wsproto.connection import Connection, ConnectionState, ConnectionType
@@ -40,6 +41,13 @@ CLOSE_TOO_BIG: Final = 1009
 CLOSE_TIMEOUT: Final = 5.0
 # Messages parsed but not yet processed before reading from the socket pauses (TCP pushes back).
 INBOX_LIMIT: Final = 32
+# Bytes the transport may hold for a peer before further frames wait in the socket's own queue (which a
+# close frame can jump, and which is dropped when the socket closes).
+WRITE_HIGH_WATER: Final = 64 * 1024
+# The kernel's send buffer for a game socket (Linux doubles it for its bookkeeping).
+KERNEL_SEND_BUFFER: Final = 32 * 1024
+# Default cap on what one peer may leave unread (transport buffer + queue) before it is closed as too slow.
+OUTPUT_CAP: Final = 256 * 1024
 
 BINARY: Final = b""
 """Stands for a binary message in :meth:`Session.frame` (the game takes text only)."""
@@ -90,9 +98,11 @@ def handshake_reply(headers: Mapping[str, str], http_version: tuple[int, int]) -
 class WebSocket(asyncio.Protocol):
     """One server-side WebSocket after the handshake (see the module docstring).
 
-    Frames from the peer go, in order, to ``session``; ``send_text`` writes at once (the transport buffers
-    what the peer has not read yet: see ``buffered``). ``close_code`` is the code of the close handshake
-    (ours or the peer's), :data:`CLOSE_ABNORMAL` if the connection dropped without one.
+    Frames from the peer go, in order, to ``session``; ``send_text`` writes at once while the transport
+    holds less than :data:`WRITE_HIGH_WATER` for the peer, and queues after that (see ``buffered``,
+    ``too_slow``). A close frame goes out ahead of that queue, which is then dropped: a peer that reads
+    nothing still gets the close code after at most the high-water mark. ``close_code`` is the code of the
+    close handshake (ours or the peer's), :data:`CLOSE_ABNORMAL` if the connection dropped without one.
     """
 
     __slots__ = (
@@ -102,6 +112,8 @@ class WebSocket(asyncio.Protocol):
         "_draining",
         "_hub",
         "_inbox",
+        "_out",
+        "_out_size",
         "_parts",
         "_paused",
         "_size",
@@ -109,16 +121,24 @@ class WebSocket(asyncio.Protocol):
         "close_code",
         "close_sent",
         "last_seen",
+        "max_output",
         "max_size",
+        "on_lost",
         "ping_sent",
         "session",
         "transport",
     )
 
-    def __init__(self, session: Session, hub: Hub, *, max_size: int) -> None:
+    def __init__(self, session: Session, hub: Hub, *, max_size: int, max_output: int = OUTPUT_CAP) -> None:
         self.session = session
         self._hub = hub
         self.max_size = max_size
+        self.max_output = max_output
+        # Frames waiting while the transport is above its high-water mark (None: writing directly).
+        self._out: deque[bytes] | None = None
+        self._out_size = 0
+        # Called once when the TCP connection is gone (the connection guard's count).
+        self.on_lost: Callable[[], None] | None = None
         self.transport: asyncio.Transport | None = None
         self._conn = Connection(ConnectionType.SERVER)
         # The text of a message that arrives in several frames (or TCP reads), and its size so far.
@@ -141,6 +161,14 @@ class WebSocket(asyncio.Protocol):
         """Serve ``transport`` (already switched to this protocol); ``early`` are bytes the peer sent after
         its upgrade request that the HTTP server had buffered."""
         self.transport = transport
+        with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
+            transport.set_write_buffer_limits(high=WRITE_HIGH_WATER)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            # A fixed kernel send buffer (no autotuning to megabytes): what a peer leaves unread stays in
+            # the queue this socket bounds, and in little kernel memory. Game frames are small.
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, KERNEL_SEND_BUFFER)
         self._hub.add(self)
         # aiohttp pauses reading when early bytes pile up; from now on this protocol decides.
         with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
@@ -268,6 +296,10 @@ class WebSocket(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
         self._parts = None
+        self._out, self._out_size = None, 0
+        if self.on_lost is not None:
+            on_lost, self.on_lost = self.on_lost, None
+            on_lost()
         if self.close_code is None:
             self.close_code = CLOSE_ABNORMAL
         if self._abort_timer is not None:
@@ -287,7 +319,37 @@ class WebSocket(asyncio.Protocol):
             data = self._conn.send(event)
         except LocalProtocolError:
             return  # not in this state (e.g. a message after our close frame): nothing to write
-        transport.write(data)
+        if isinstance(event, CloseConnection):
+            # Ahead of everything queued, which the peer will never get: it is closed.
+            self._out, self._out_size = None, 0
+            transport.write(data)
+        elif self._out is not None:
+            self._out.append(data)
+            self._out_size += len(data)
+        else:
+            transport.write(data)
+
+    def pause_writing(self) -> None:
+        """The transport holds :data:`WRITE_HIGH_WATER` for the peer: queue further frames."""
+        if self._out is None:
+            self._out = deque()
+
+    def resume_writing(self) -> None:
+        """The peer took its data: hand the queue to the transport until it fills again."""
+        out, transport = self._out, self.transport
+        self._out = None
+        if out is None or transport is None:
+            self._out_size = 0
+            return
+        while out:
+            data = out.popleft()
+            self._out_size -= len(data)
+            transport.write(data)  # may call pause_writing again (a fresh queue)
+            if self._out is not None:
+                out.extend(self._out)
+                self._out = out
+                return
+        self._out_size = 0
 
     def send_text(self, text: str) -> None:
         """Send one text message now (nothing once a close frame went out)."""
@@ -300,9 +362,13 @@ class WebSocket(asyncio.Protocol):
         self._send(Ping())
 
     def buffered(self) -> int:
-        """Bytes written but not yet taken by the peer's TCP stack."""
+        """Bytes sent but not yet taken by the peer's TCP stack: in the transport and in the queue."""
         transport = self.transport
-        return transport.get_write_buffer_size() if transport is not None else 0
+        return transport.get_write_buffer_size() + self._out_size if transport is not None else 0
+
+    def too_slow(self) -> bool:
+        """Whether the peer left more than ``max_output`` bytes unread (it should be closed with 4002)."""
+        return self.buffered() > self.max_output
 
     def close_soon(self, code: int, message: bytes = b"") -> None:
         """Start the close handshake with ``code``; the TCP connection ends when the peer answers, or after
@@ -312,13 +378,34 @@ class WebSocket(asyncio.Protocol):
         self.close_sent = True
         self.close_code = code
         self._send(CloseConnection(code=code, reason=message[:123].decode("utf-8", "ignore")))
+        if self._paused:
+            # Read again (and drop what is not the peer's close): unread bytes at the end would make the
+            # kernel reset the connection over our close frame.
+            self._paused = False
+            with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
+                self.transport.resume_reading()
         self._linger()
 
     def _linger(self) -> None:
         """Once closing, the connection ends within :data:`CLOSE_TIMEOUT` seconds whatever the peer does
         (one that reads nothing would otherwise keep our close frame, and the socket, forever)."""
         if self._abort_timer is None and self.transport is not None:
+            self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, self._expire)
+
+    def _expire(self) -> None:
+        """The close handshake timed out. If everything we wrote (our close frame last) is with the
+        kernel, end gracefully: the descriptor goes now and the kernel still delivers the frames, then
+        FIN, to a peer that reads late. Otherwise drop the connection."""
+        self._abort_timer = None
+        transport = self.transport
+        if transport is None:
+            return
+        if transport.get_write_buffer_size() == 0 and not self._out:
+            transport.close()
+            # connection_lost follows; should it not (a transport that cannot close), drop it later.
             self._abort_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, self.abort)
+        else:
+            self.abort()
 
     async def close(self, *, code: int = CLOSE_NORMAL, message: bytes = b"") -> bool:
         """Close (see ``close_soon``) and wait until the connection is gone. Returns whether it was open."""

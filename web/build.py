@@ -47,6 +47,13 @@ PACKAGES = {
         "sha512-GqM1aonc1N4RTkNZ1zJ8jJk8+i2cqeztZslPsAiQtn+wHHkUX9Z1FgIg4HjCvhBylB68UKmbTVTzOobpgPIMVQ==",
         "b2ca1a0c0956aebd990a7c8524cca1eb061444a8319a7264d2f31ef30bea276a",
     ),
+    # Test-only (never shipped in web/dist): the accessibility engine the e2e suite injects (e2e/a11y.py).
+    "axe": (
+        "axe-core@4.14.1",
+        "axe-core-4.14.1.tgz",
+        "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ==",
+        "e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745",
+    ),
 }
 # Versioned folders: the relay serves /runtime/<name>-<version>/ as immutable (a year, no revalidation).
 RUNTIME_DIRS = {"pyodide": "runtime/pyodide-314.0.7", "pyscript": "runtime/pyscript-core-0.7.31"}
@@ -166,6 +173,17 @@ def warm_imports(main_py: Path) -> str:
     return ", ".join(dict.fromkeys(names))
 
 
+def write_rules(out: Path) -> None:
+    """The rules of the game (docs/rules.*.txt) as pages of the site, for the Rules link of every screen."""
+    sys.path.insert(0, str(WEB))
+    sys.path.insert(0, str(ROOT))
+    from app.rules_page import rules_page
+
+    for lang in ("fr", "en"):
+        text = (ROOT / "docs" / f"rules.{lang}.txt").read_text(encoding="utf-8")
+        (out / f"rules.{lang}.html").write_text(rules_page(lang, text), encoding="utf-8")
+
+
 def render_shell() -> tuple[str, str]:
     """Pre-render the lobby and an empty board with the app's own renderer (CPython, at build time)."""
     sys.path.insert(0, str(WEB))
@@ -239,6 +257,7 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     for f in src.iterdir():
         if f.is_file() and f.name != "lexio.css":  # inlined into index.html below
             shutil.copyfile(f, tmp / f.name)
+    write_rules(tmp)
     index = (tmp / "index.html").read_text(encoding="utf-8")
     # Inline the stylesheet: first paint then needs one response, not two.
     index = index.replace("/*LEXIO_CSS*/", (src / "lexio.css").read_text(encoding="utf-8"))
@@ -247,7 +266,8 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     counts = precompress(runtime_files)
     # What a first visit downloads before Python runs (for the progress bar): the runtime PyScript loads.
     startup = [tmp / RUNTIME_DIRS["pyodide"] / n for n in PYODIDE_FILES] + [tmp / bundle]
-    runtime = sum(_wire_size(f) for f in startup if f.exists())
+    # Counted as the worker receives them (pyodide-boot.mjs): decoded bytes, i.e. the files' own sizes.
+    runtime = sum(f.stat().st_size for f in startup if f.exists())
 
     def fill(text: str) -> str:
         return (

@@ -19,6 +19,7 @@ from aiohttp import web
 
 from relay.app import REFEREE_KEY, create_app
 from relay.config import Config
+from relay.guard import Guard, GuardedRunner
 from relay.lexicon import WordList
 from relay.tables import Referee
 
@@ -88,7 +89,12 @@ class RunningRelay:
 
 
 async def start_relay(
-    tmp_path: Path, *, clock: FakeClock | None = None, bot_driver: Any = None, **overrides: Any
+    tmp_path: Path,
+    *,
+    clock: FakeClock | None = None,
+    bot_driver: Any = None,
+    nofile: int | None = None,
+    **overrides: Any,
 ) -> RunningRelay:
     settings: dict[str, Any] = {
         "db": tmp_path / "lexio.sqlite3",
@@ -100,11 +106,16 @@ async def start_relay(
         "rate_burst": 1000.0,
         "rate_per_second": 1000.0,
         "create_burst": 1000.0,
+        # Every scripted client is 127.0.0.1: the guard tests set their own per-address caps.
+        "max_connections_per_address": 100_000,
+        "max_pending_per_address": 100_000,
+        "probe_burst": 1000.0,
     }
     settings.update(overrides)
     config = Config(**settings)
     app = create_app(config, now_ms=clock, lexicon=short_wordlist(), bot_driver=bot_driver)
-    runner = web.AppRunner(app, handle_signals=False)
+    # As `lexio serve`: every connection counted and timed by the guard (descriptors as the test's own).
+    runner = GuardedRunner(app, guard=Guard(config, nofile), handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

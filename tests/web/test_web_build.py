@@ -25,7 +25,13 @@ def test_runtime_versions_are_pinned_exactly_with_both_hashes() -> None:
         assert re.fullmatch(r"[0-9a-f]{64}", sha256)
 
 
-@pytest.mark.parametrize("key", ["pyodide", "pyscript"])
+def test_axe_core_for_the_e2e_suite_is_a_pinned_4x_and_not_shipped() -> None:
+    assert re.fullmatch(r"axe-core@4\.\d+\.\d+", build.PACKAGES["axe"][0])
+    if (DIST / "index.html").exists():
+        assert not list(DIST.rglob("axe*")), "axe-core is a test tool: web/dist must not carry it"
+
+
+@pytest.mark.parametrize("key", ["pyodide", "pyscript", "axe"])
 def test_a_tampered_tarball_fails_the_hash_check(key: str) -> None:
     _spec, name, integrity, sha256 = build.PACKAGES[key]
     cached = build.CACHE / name

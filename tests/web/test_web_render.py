@@ -54,12 +54,17 @@ def test_the_board_is_13_by_13_with_16_wall_cells_that_are_not_playable_squares(
 def test_squares_have_aria_labels_naming_square_kind_and_content() -> None:
     ui, _ = table_ui()
     cells = {a["id"]: a for _, a in parse(render.board(ui, FR)) if a.get("id", "").startswith("sq-")}  # type: ignore[union-attr]
-    assert cells["sq-G7"]["aria-label"] == "G7, source, vide"
-    assert cells["sq-C1"]["aria-label"] == "C1, mot ×3, vide"
-    assert cells["sq-D4"]["aria-label"] == "D4, croisement, vide"
+    # Each name starts with what the square shows (axe: label-content-name-mismatch).
+    assert cells["sq-G7"]["aria-label"] == "★, G7, source, vide"
+    assert cells["sq-C1"]["aria-label"] == "M×3, C1, mot ×3, vide"
+    assert cells["sq-D4"]["aria-label"] == "✕, D4, croisement, vide"
     assert cells["sq-A1"]["aria-label"] == "A1, mur"
+    assert cells["sq-B3"]["aria-label"] == "B3, vide"
     en = {a["id"]: a for _, a in parse(render.board(ui, EN)) if a.get("id", "").startswith("sq-")}  # type: ignore[union-attr]
-    assert en["sq-F3"]["aria-label"] == "F3, letter ×3, empty"
+    assert en["sq-F3"]["aria-label"] == "L×3, F3, letter ×3, empty"
+    ui.view = {**ui.view, "board": [{"sq": "C1", "letter": "G", "blank": False}]}  # type: ignore[dict-item]
+    tile = {a["id"]: a for _, a in parse(render.board(ui, FR)) if a.get("id", "").startswith("sq-")}  # type: ignore[union-attr]
+    assert tile["sq-C1"]["aria-label"] == "G, 3 pt, C1, mot ×3"
 
 
 def test_every_premium_square_carries_a_text_label_not_only_a_colour() -> None:
@@ -79,7 +84,8 @@ def test_a_blank_shows_its_letter_distinctly() -> None:
     ui, _ = table_ui()
     ui.view = {**ui.view, "board": [{"sq": "G7", "letter": "E", "blank": True}]}  # type: ignore[dict-item]
     cell = render.board_cells(ui, FR)["G7"]
-    assert 'class="tile blank"' in cell and "joker E" in cell and "<sub>0</sub>" in cell
+    # No value shown: a blank is worth nothing (and "0" would crowd the letter on a 320 px board).
+    assert 'class="tile blank"' in cell and "E, joker" in cell and "<sub" not in cell
 
 
 def test_player_names_are_escaped() -> None:

@@ -20,7 +20,7 @@ CLASSIC = (ENGINE / "corpus" / "gcg-classic" / "josh2.gcg").read_text("utf-8")
 def board_html(view: dict) -> str:  # type: ignore[type-arg]
     ui = UiState(lang="en")
     ui.view = view
-    return render.board(ui, EN, help_line=False)
+    return render.board(ui, EN)
 
 
 def test_a_lexio_record_steps_through_every_move_with_scores_and_the_last_move() -> None:

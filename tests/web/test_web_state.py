@@ -345,6 +345,9 @@ NAMES = [
     "",
     "tab\there",
     "zwj\u200d",
+    "Robot 1",
+    "robot",
+    "Robotte",
 ]
 
 
@@ -373,7 +376,7 @@ def test_a_refused_name_gets_a_message_stating_the_real_limit() -> None:
 
     html = render.home(UiState(), Translator("fr"))
     # The browser's maxlength counts UTF-16 units (an emoji is 2): it must not cut a name the table accepts.
-    assert "maxlength" not in html and 'aria-describedby="name-hint"' in html
+    assert "maxlength" not in html and 'aria-describedby="name-hint name-error"' in html
     ui = UiState()
     for name, code in [
         ("", "name_required"),

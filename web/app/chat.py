@@ -114,12 +114,20 @@ class ChatState:
 
 
 # -- HTML -------------------------------------------------------------------------------------------------
-def skeleton(tr: Translator) -> str:
-    """The chat card with its two regions (re-rendered apart: typing never loses the caret)."""
+def panel() -> str:
+    """The chat's two regions (re-rendered apart: typing never loses the caret), titled by its container:
+    a drawer at the table, a card of its own elsewhere (:func:`skeleton`)."""
     return (
-        '<section class="card chat" id="t-chat" aria-labelledby="chat-title" data-testid="chat">'
-        f'<h2 id="chat-title">{_e(tr.t("chat"))}</h2>'
-        '<div id="t-chat-log"></div><div id="t-chat-form"></div></section>'
+        '<div class="chat" id="t-chat" data-testid="chat">'
+        '<div id="t-chat-log"></div><div id="t-chat-form"></div></div>'
+    )
+
+
+def skeleton(tr: Translator) -> str:
+    """The chat as a card of its own (waiting room, end screen)."""
+    return (
+        '<section class="card chat-card" aria-labelledby="chat-title">'
+        f'<h2 id="chat-title">{_e(tr.t("chat"))}</h2>{panel()}</section>'
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from app import sheet as sheet_mod
 from app.i18n import Translator
+from app.screens import seat_name
 from engine.variants import get_variant
 
 WIN = ' class="winner"'
@@ -172,7 +173,7 @@ def final_rows(view: Mapping[str, Any], tr: Translator, tile_html: Any) -> str:
         win = seat in winners
         rows.append(
             f'<tr data-testid="final-row"{WIN if win else ""}>'
-            f'<th scope="row">{"★ " if win else ""}{_e(s.get("name", "?"))}</th>'
+            f'<th scope="row">{"★ " if win else ""}{_e(seat_name(tr, s))}</th>'
             f'<td class="num" data-testid="before-end">{before}</td>'
             f'<td data-testid="adjustment">{_e(adjustment_text(result, seat, tr))}</td>'
             f'<td class="num" data-testid="final-score">{final}</td>'

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from app.i18n_follow import STRINGS as _FOLLOW
+from app.strings_ux import STRINGS_UX
 
 LANGS = ("fr", "en")
 
@@ -96,11 +97,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "abbr_crossing": ("✕", "✕"),
     "abbr_source": ("★", "★"),
     "sq_tile": ("{letter}, {value} pt", "{letter}, {value} pt"),
-    "sq_blank": ("joker {letter}", "blank {letter}"),
+    "sq_blank": ("{letter}, joker", "{letter}, blank"),
     "sq_pending": ("posé", "placed"),
     "rack": ("Chevalet", "Rack"),
     "rack_tile": ("{letter}, {value} pt", "{letter}, {value} pt"),
-    "rack_blank": ("joker", "blank"),
+    "rack_blank": ("?, joker", "?, blank"),
     "shuffle": ("Mélanger", "Shuffle"),
     "recall": ("Reprendre", "Recall"),
     "submit": ("Jouer", "Play"),
@@ -268,12 +269,31 @@ STRINGS: dict[str, tuple[str, str]] = {
         "A new table can be proposed once the game is over.",
     ),
     "bad_origin": ("Ce site n'est pas autorisé par le serveur.", "This site is not allowed by the server."),
+    "probe_limit": (
+        "Trop de mots inconnus essayés depuis votre connexion, toutes tables confondues : "
+        "réessayez dans {seconds} s.",
+        "Too many unknown words tried from your connection, all tables together: try again in {seconds} s.",
+    ),
+    "tables_busy": (
+        "Trop de tables attendent des joueurs sur ce serveur : réessayez plus tard.",
+        "Too many tables are waiting for players on this server: try again later.",
+    ),
+    "too_many_connections": (
+        "Trop de connexions depuis votre adresse : fermez quelques onglets.",
+        "Too many connections from your address: close a few tabs.",
+    ),
+    "relay_busy": ("Serveur saturé : réessayez dans un instant.", "Server busy: try again in a moment."),
+    "request_timeout": ("Requête trop lente.", "Request too slow."),
+    "body_too_large": ("Requête trop grosse.", "Request too large."),
+    "method_not_allowed": ("Méthode non permise.", "Method not allowed."),
+    "not_found": ("Introuvable.", "Not found."),
     "network_error": ("Serveur injoignable.", "Server unreachable."),
 }
 
-# Engine codes whose name collides with a UI label get a suffixed key.
+STRINGS.update(STRINGS_UX)
 STRINGS.update(_FOLLOW)  # issue 12
 
+# Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}
 
 
@@ -315,6 +335,8 @@ class Translator:
         key = _ALIASES.get(code, code)
         if key == "bad_name" and (params or {}).get("reason") == "taken":
             key = "bad_name_taken"
+        elif key == "bad_name" and (params or {}).get("reason") == "reserved":
+            key = "name_reserved"
         if key not in STRINGS:
             key = "lexio_error"
         return self.t(key, **dict(params or {}))

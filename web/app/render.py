@@ -16,8 +16,19 @@ from typing import Any
 
 from app import chat, follow
 from app.i18n import Translator
+from app.screens import duration as _duration  # noqa: F401  (re-exported: tests, older callers)
+from app.screens import (  # noqa: F401  (home, invite, name_error, table_list: re-exported for the glue)
+    h1,
+    home,
+    invite,
+    name_error,
+    names_at_each_event,
+    seat_name,
+    table_list,
+    watchers_text,
+)
 from app.sheet import last_placement
-from app.state import LEVELS, TURN_CHOICES, UiState
+from app.state import LEVELS, UiState
 from app.timing import effective_deadline, format_countdown, remaining_ms, reserve_now, seconds_until
 from app.unseen import unseen_counts, unseen_total
 from engine.variants import BLANK, Kind
@@ -68,6 +79,8 @@ def shell_header(state: UiState, tr: Translator, extra: str = "") -> str:
     return (
         f'<a class="brand" href="/" id="home-link" data-act="home">{_e(tr.t("app_title"))}</a>'
         f'<span class="tagline">{_e(tr.t("tagline"))}</span>{conn}{extra}'
+        f'<a class="rules-link" id="rules-link" href="rules.{tr.lang}.html" target="_blank" rel="noopener">'
+        f"{_e(tr.t('rules'))}</a>"
         f'<button type="button" id="lang-switch" data-act="lang" data-arg="{other}" lang="{other}" '
         f'aria-label="{_attr_t(tr, "lang_switch_label")}">{_e(tr.t("lang_switch"))}</button>'
     )
@@ -81,7 +94,8 @@ def banner(state: UiState, tr: Translator, local_now: int) -> str:
         reason = tr.t(state.stop_reason or "network_error")
         return f'<p class="offline" data-testid="offline-banner">⚠ {_e(tr.t("stopped", reason=reason))}</p>'
     parts = []
-    if state.notice:
+    # A name's problem is said next to its field (app.screens.name_error), not up here.
+    if state.notice and not state.notice[0].startswith("name_"):
         code, params = state.notice
         parts.append(f'<p class="notice" data-testid="notice">{_e(tr.error(code, params))}</p>')
     if state.demo:
@@ -89,67 +103,7 @@ def banner(state: UiState, tr: Translator, local_now: int) -> str:
     return "".join(parts)
 
 
-# -- home / lobby -----------------------------------------------------------------------------------------
-def _duration(tr: Translator, seconds: int) -> str:
-    if seconds < 60:
-        return tr.t("seconds_short", n=seconds)
-    text = tr.t("minutes_short", n=round(seconds / 60, 1)).replace(".0", "")
-    return text.replace(".", ",") if tr.lang == "fr" else text
-
-
-def home(state: UiState, tr: Translator) -> str:
-    options = "".join(
-        f'<option value="{s}"{" selected" if s == state.turn_seconds else ""}>{_e(_duration(tr, s))}</option>'
-        for s in TURN_CHOICES
-    )
-    return (
-        '<section class="home" aria-labelledby="home-title">'
-        f'<h1 id="home-title">{_e(tr.t("app_title"))}</h1>'
-        '<div class="card">'
-        f'<label for="name-input">{_e(tr.t("your_name"))}</label>'
-        # No maxlength: browsers count UTF-16 units, the table counts characters (an emoji is 1, not 2).
-        '<input id="name-input" name="name" autocomplete="nickname" '
-        f'value="{_e(state.name)}" data-bind="name" required aria-describedby="name-hint">'
-        f'<p class="hint muted" id="name-hint">{_e(tr.t("name_hint"))}</p>'
-        "</div>"
-        '<form class="card" id="create-form" data-act="create" onsubmit="return false">'
-        f"<h2>{_e(tr.t('create_table'))}</h2>"
-        f'<label for="turn-select">{_e(tr.t("turn_time"))}</label>'
-        f'<select id="turn-select" data-bind="turn_seconds">{options}</select>'
-        f'<label class="check"><input type="checkbox" id="public-check" data-bind="public"'
-        f"{' checked' if state.public else ''}> {_e(tr.t('public_table'))}</label>"
-        '<button type="button" id="create-table" class="primary" data-act="create">'
-        f"{_e(tr.t('create_table'))}</button>"
-        "</form>"
-        '<section class="card" aria-labelledby="open-title"><h2 id="open-title">'
-        f"{_e(tr.t('open_tables'))}</h2>"
-        f'<button type="button" id="refresh-tables" data-act="refresh">{_e(tr.t("refresh"))}</button>'
-        f'<div id="table-list" data-testid="table-list">{table_list(state, tr)}</div></section>'
-        '<form class="card" id="link-form" onsubmit="return false">'
-        f"<h2>{_e(tr.t('join_by_link'))}</h2>"
-        f'<label for="link-input">{_e(tr.t("link_or_code"))}</label>'
-        '<input id="link-input" name="link" autocomplete="off">'
-        f'<button type="button" id="join-link" data-act="join-link">{_e(tr.t("join"))}</button>'
-        "</form></section>"
-    )
-
-
-def table_list(state: UiState, tr: Translator) -> str:
-    if not state.tables:
-        return f'<p class="muted">{_e(tr.t("no_open_tables"))}</p>'
-    rows = []
-    for t in state.tables:
-        names = ", ".join(str(s.get("name", "?")) for s in t.get("seats") or ())
-        rows.append(
-            f'<li data-testid="open-table"><span>{_e(names or "—")}</span> '
-            f'<span class="muted">{_e(tr.t("seconds_short", n=t.get("turn_seconds", "?")))} · '
-            f"{_e(tr.t('free_n', n=t.get('free', '?')))}</span> "
-            f'<button type="button" data-act="join" data-arg="{_e(t.get("id", ""))}">'
-            f"{_e(tr.t('join'))}</button></li>"
-        )
-    return f'<ul class="tables">{"".join(rows)}</ul>'
-
-
+# -- home / lobby: app.screens (re-exported here) ----------------------------------------------------------
 # -- waiting room -----------------------------------------------------------------------------------------
 def waiting(state: UiState, tr: Translator, link: str) -> str:
     v = state.view or {}
@@ -162,10 +116,19 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
         if s.get("bot"):
             marks.append(f"{tr.t('bot_marker')} ({tr.t('level_' + str(s['bot']))})")
         cls, conn = _presence(state, tr, s)
+        remove = ""
+        if s.get("bot") and state.seat == 0:
+            name = str(s.get("name", "?"))
+            remove = (
+                '<button type="button" class="small" data-act="remove-bot" '
+                f'data-arg="{int(s.get("seat", 0))}" '
+                f'aria-label="{_attr_t(tr, "remove_bot_label", name=name)}">{_e(tr.t("remove_bot"))}</button>'
+            )
         items.append(
-            f'<li data-testid="seat"><span class="seatno">{int(s.get("seat", 0)) + 1}.</span> '
+            f'<li data-testid="seat"{" data-bot" if s.get("bot") else ""}>'
+            f'<span class="seatno">{int(s.get("seat", 0)) + 1}.</span> '
             f"<b>{_e(s.get('name', '?'))}</b> {_e(' '.join(marks))} "
-            f'<span class="conn {cls}">{_e(conn)}</span></li>'
+            f'<span class="conn {cls}">{_e(conn)}</span>{remove}</li>'
         )
     host = state.seat == 0
     controls = []
@@ -197,12 +160,12 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
         )
     return (
         '<section class="waiting card" aria-labelledby="wait-title">'
-        f'<h1 id="wait-title">{_e(tr.t("waiting_room"))}</h1>'
-        f'<div class="row"><input id="share-link" readonly value="{_e(link)}" '
+        + h1("wait-title", tr.t("waiting_room"))
+        + f'<div class="row"><input id="share-link" readonly value="{_e(link)}" '
         f'aria-label="{_attr_t(tr, "copy_link")}">'
         f'<button type="button" id="copy-link" data-act="copy-link">{_e(tr.t("copy_link"))}</button></div>'
         f'<h2>{_e(tr.t("seats"))}</h2><ol class="seats" id="seat-list">{"".join(items)}</ol>'
-        f"{''.join(controls)}</section>"
+        f"{''.join(controls)}{_watchers(state, tr)}</section>"
     )
 
 
@@ -210,10 +173,16 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
 TABLE_REGIONS = ("t-status", "t-board", "t-rack", "t-preview", "t-players", "t-journal", "t-unseen")
 
 
+def _watchers(state: UiState, tr: Translator) -> str:
+    n = state.watchers
+    return f'<p class="watchers muted" data-testid="watchers">{_e(watchers_text(tr, n))}</p>' if n else ""
+
+
 def table_skeleton(tr: Translator) -> str:
     return (
         '<div class="table-screen">'
-        '<div class="col-board">'
+        + h1("table-title", tr.t("table_title")).replace("<h1 ", '<h1 class="sr" ', 1)
+        + '<div class="col-board">'
         # The countdown ticks every second: no live region here (the clock has role=timer).
         '<div id="t-status" class="status"></div>'
         '<div id="t-announce" class="sr" aria-live="polite"></div>'
@@ -222,11 +191,31 @@ def table_skeleton(tr: Translator) -> str:
         "</div>"
         '<aside class="col-side">'
         '<div id="t-preview" class="preview card" aria-live="polite" data-testid="preview"></div>'
-        '<div id="t-players" class="card"></div>' + chat.skeleton(tr) + ""
-        '<details class="card" open><summary>' + _e(tr.t("legend")) + "</summary>" + legend(tr) + "</details>"
-        '<div id="t-unseen" class="card"></div>'
-        '<div id="t-journal" class="card"></div>'
-        "</aside></div>"
+        '<div id="t-players" class="card players-card"></div>'
+        + drawer("d-chat", tr.t("chat"), chat.panel())
+        # Secondary panels are drawers: folded on a phone, opened by the page on a wide screen.
+        + drawer("d-journal", tr.t("journal"), '<div id="t-journal"></div>')
+        + drawer("d-unseen", tr.t("unseen"), '<div id="t-unseen"></div>')
+        + drawer("d-legend", tr.t("legend"), legend(tr))
+        + drawer("d-help", tr.t("help"), help_text(tr))
+        + "</aside></div>"
+    )
+
+
+def drawer(did: str, title: str, body: str) -> str:
+    return (
+        f'<details class="card drawer" id="{did}" data-testid="{did}"><summary>{_e(title)}</summary>'
+        f"{body}</details>"
+    )
+
+
+def help_text(tr: Translator) -> str:
+    """The keyboard, the reserve of refusals, the preview's promise, and the full rules."""
+    return (
+        f'<p class="kbd-help" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>'
+        f'<p data-testid="help-reserve">{_e(tr.t("help_reserve"))}</p>'
+        f'<p data-testid="help-preview">{_e(tr.t("help_preview"))}</p>'
+        f'<p><a href="rules.{tr.lang}.html" target="_blank" rel="noopener">{_e(tr.t("rules_full"))}</a></p>'
     )
 
 
@@ -244,9 +233,18 @@ def legend(tr: Translator) -> str:
     return f'<ul class="legend" data-testid="legend">{"".join(items)}</ul>'
 
 
+def value_html(value: int) -> str:
+    """A tile's value, drawn by CSS from ``data-v``: not text of the page, so a square's or a rack tile's
+    visible text is its letter alone, which its accessible name starts with (axe:
+    label-content-name-mismatch); the name says the value in words."""
+    return f'<sub data-v="{value}" aria-hidden="true"></sub>'
+
+
 def _tile_html(letter: str, value: int, blank: bool, extra: str = "") -> str:
     cls = "tile blank" if blank else "tile"
-    return f'<span class="{cls}{extra}"><b>{_e(letter.upper())}</b><sub>{value}</sub></span>'
+    # A blank is worth nothing and shows no value: its dashed frame and italic letter say what it is.
+    sub = "" if blank else value_html(value)
+    return f'<span class="{cls}{extra}"><b>{_e(letter.upper())}</b>{sub}</span>'
 
 
 def hot_squares(state: UiState) -> set[str]:
@@ -287,6 +285,7 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
         classes = ["sq", f"k-{code}"]
         label_kind = tr.t("kind_" + code) if kind is not Kind.PLAIN else ""
         inner = ""
+        lbl = ""
         if sq in board:
             t = board[sq]
             blank = bool(t.get("blank"))
@@ -321,7 +320,13 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
         if sq == state.cursor:
             classes.append("cursor")
             classes.append("dir-across" if state.across else "dir-down")
-        label = ", ".join(x for x in (sq, label_kind, state_txt) if x)
+        # The name starts with what the square shows (its letter, or the premium's label), then where it is
+        # and what it is: "M x3, C1, mot x3, vide", "G, 3 pt, E7" (axe: label-content-name-mismatch).
+        shown = (lbl if sq not in board and sq not in pending else "") or ""
+        if sq in board or sq in pending:
+            label = ", ".join(x for x in (state_txt, sq, label_kind) if x)
+        else:
+            label = ", ".join(x for x in (shown, sq, label_kind, state_txt) if x)
         if sq in last:  # outlined and marked in CSS too: not colour alone
             classes.append("last-move")
             label += ", " + tr.t("sq_last_move")
@@ -332,9 +337,7 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
     return cells
 
 
-def board(
-    state: UiState, tr: Translator, cells: Mapping[str, str] | None = None, *, help_line: bool = True
-) -> str:
+def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None) -> str:
     variant = state.variant
     cells = cells if cells is not None else board_cells(state, tr)
     rows = []
@@ -350,11 +353,16 @@ def board(
         f'<div id="board" class="board" role="grid" tabindex="0" data-testid="board" '
         f'style="--n:{variant.width}" aria-label="{_attr_t(tr, "board_label")}"{active}>{"".join(rows)}</div>'
         "</div>"
-        + (f'<p class="kbd-help muted" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>' if help_line else "")
     )
 
 
 def rack_area(state: UiState, tr: Translator) -> str:
+    if state.seat is None and not state.demo:
+        # A spectator has no rack, no reserve and no play controls: only who is watching.
+        return (
+            f'<p class="watching" data-testid="watching">{_e(tr.t("watching_you"))} '
+            f"{_e(watchers_text(tr, state.watchers)) if state.watchers else ''}</p>"
+        )
     variant = state.variant
     rack = state.rack
     tiles = []
@@ -368,7 +376,7 @@ def rack_area(state: UiState, tr: Translator) -> str:
             '<button type="button" class="tile '
             f'rack-tile{" blank" if blank else ""}{" selected" if sel else ""}" '
             f'data-rack="{i}" data-testid="rack-tile" aria-pressed="{"true" if sel else "false"}" '
-            f'aria-label="{_e(label)}"><b>{"?" if blank else _e(letter)}</b><sub>{value}</sub></button>'
+            f'aria-label="{_e(label)}"><b>{"?" if blank else _e(letter)}</b>{value_html(value)}</button>'
         )
     mine = state.my_turn and not state.cut_off  # a move made offline could not be sent
     busy = bool(state.awaiting)
@@ -384,9 +392,12 @@ def rack_area(state: UiState, tr: Translator) -> str:
         f'<button type="button" id="btn-recall" data-act="recall"{"" if state.pending else " disabled"}>'
         f"{_e(tr.t('recall'))}</button>"
         f'<button type="button" id="btn-shuffle" data-act="shuffle">{_e(tr.t("shuffle"))}</button>'
+        # The visible arrow and word are the name (axe: label-content-name-mismatch); the title explains.
         '<button type="button" id="btn-direction" data-act="direction" '
-        f'aria-label="{_attr_t(tr, "toggle_direction")}">'
-        f"{_e(direction)}</button>"
+        f'title="{_attr_t(tr, "toggle_direction")}">'
+        f'<span aria-hidden="true">{_e(direction[:1])}</span> '
+        f'<span class="dir-word">{_e(direction[2:])}</span>'
+        "</button>"
         f'<button type="button" id="btn-swap" data-act="swap"{swap_dis}>{_e(tr.t("swap"))}</button>'
         f'<button type="button" id="btn-pass" data-act="pass"{dis}>{_e(tr.t("pass"))}</button>'
         "</div>"
@@ -427,6 +438,8 @@ def _word_factors(state: UiState, w: Mapping[str, Any], tr: Translator) -> list[
 
 
 def preview(state: UiState, tr: Translator) -> str:
+    if state.seat is None and not state.demo:
+        return ""  # a spectator places nothing (the empty region is not shown)
     parts = [f'<h2 class="sr-title">{_e(tr.t("preview"))}</h2>']
     if state.rejected:
         parts.append(
@@ -492,6 +505,14 @@ def status(state: UiState, tr: Translator, server_now: int) -> str:
     reserve = tr.t("reserve", tries=tries if tries is not None else "–")
     if refill is not None:
         reserve += " · " + tr.t("reserve_refill", seconds=refill)
+    watching = (
+        f'<span class="watchers" data-testid="watchers">{_e(watchers_text(tr, state.watchers))}</span>'
+        if state.watchers
+        else ""
+    )
+    reserve_html = (
+        f'<span class="reserve" data-testid="reserve">{_e(reserve)}</span>' if state.seat is not None else ""
+    )
     return (
         f'<span class="turn{" mine" if state.my_turn else ""}" data-testid="turn">'
         f"{'▶ ' if state.my_turn else ''}{_e(who)}</span>"
@@ -499,7 +520,7 @@ def status(state: UiState, tr: Translator, server_now: int) -> str:
         f'aria-label="{_attr_t(tr, "time_left")}" '
         f'id="countdown" data-testid="countdown">{_e(tr.t("time_short"))} {_e(shown)}</span>'
         f'<span class="bag" data-testid="bag">{_e(tr.t("bag_n", n=v.get("bag_size", "?")))}</span>'
-        f'<span class="reserve" data-testid="reserve">{_e(reserve)}</span>'
+        f"{watching}{reserve_html}"
         f"{follow.last_action(v, tr, state.seat)}"
     )
 
@@ -530,9 +551,9 @@ def players(state: UiState, tr: Translator) -> str:
             f'<tr data-testid="player" data-seat="{seat}"{ON_TURN if on_turn else ""}>'
             f'<td>{"▶" if on_turn else ""}<span class="sr">'
             f"{_e(tr.t('on_turn')) if on_turn else ''}</span></td>"
-            f'<th scope="row">{_e(s.get("name", "?"))}{you}</th>'
+            f'<th scope="row">{_e(seat_name(tr, s))}{you}</th>'
             f'<td class="num" data-testid="player-score">{int(s.get("score", 0))}</td>'
-            f"<td>{_e(tr.t('tiles_n', n=s.get('rack_size', 0)))}</td>"
+            f'<td class="tiles">{_e(tr.t("tiles_n", n=s.get("rack_size", 0)))}</td>'
             f'<td class="conn {cls}">{_e(conn)}</td></tr>'
         )
     return (
@@ -678,8 +699,8 @@ def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> s
     )
     return (
         '<div class="end-screen"><section class="end card" aria-labelledby="end-title">'
-        f'<h1 id="end-title">{_e(tr.t("game_over"))}</h1>'
-        f'<p class="winner-line" data-testid="winners">{_e(follow.winners_text(v, tr))}</p>'
+        + h1("end-title", tr.t("game_over"))
+        + f'<p class="winner-line" data-testid="winners">{_e(follow.winners_text(v, tr))}</p>'
         f'<p class="muted">{_e(reason_txt)}</p>'
         '<div class="final-scroll">'
         f'<table class="final" data-testid="final-scores"><caption>{_e(tr.t("final_scores"))}</caption>'
@@ -692,7 +713,7 @@ def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> s
         f"</div>{_rematch_offer(state, tr)}</section>"
         f'<section class="end-board card" aria-labelledby="final-board-title">'
         f'<h2 id="final-board-title">{_e(tr.t("final_board"))}</h2>'
-        f"{board(state, tr, help_line=False)}</section>"
+        f"{board(state, tr)}</section>"
         f'<div class="end-journal card">{journal(state, tr)}</div></div>'
     )
 

@@ -180,7 +180,7 @@ def frame(rs: ReplayState, tr: Translator) -> str:
     return (
         '<section class="replay" id="replay" tabindex="-1" aria-labelledby="replay-title" '
         'data-testid="replay">'
-        f'<h1 id="replay-title">{_e(tr.t("replay_title"))}</h1>'
+        f'<h1 id="replay-title" tabindex="-1" data-screen-title>{_e(tr.t("replay_title"))}</h1>'
         f"{loader(rs, tr) if rs.table is None else ''}"
         + "".join(f'<div id="{r}"></div>' for r in REGIONS)
         + "</section>"

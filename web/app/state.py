@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.lobby import Lobby
 from app.timing import Backoff, ServerClock
-from engine.game import NAME_MAX
+from engine.game import NAME_MAX, is_bot_name
 from engine.variants import BLANK, LETTERS, Kind, Variant, get_variant
 
 PreviewFn = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
@@ -61,6 +62,8 @@ class UiState:
         self.public = True
         self.bot_level = "medium"
         self.notice: tuple[str, dict[str, Any]] | None = None  # (code, params) shown once
+        self.lobby = Lobby()  # own tables, the invitation a link opened (app.lobby)
+        self.watchers = 0  # how many watch this table (docs/protocol.md, "watchers")
         # table
         self.table_id: str | None = None
         self.seat: int | None = None
@@ -99,7 +102,8 @@ class UiState:
     @property
     def screen(self) -> str:
         if self.view is None or self.table_id is None:
-            return "home"
+            # A link opened by someone not (yet) seated: the table's invitation, not the generic home.
+            return "invite" if self.table_id is not None and self.lobby.invite is not None else "home"
         status = self.view.get("status")
         if status == "playing":
             return "table"
@@ -402,6 +406,8 @@ class UiState:
             return "name_too_long"
         if not name.isprintable():
             return "name_unprintable"
+        if is_bot_name(name):
+            return "name_reserved"
         return None
 
     def valid_name(self) -> bool:
@@ -472,11 +478,15 @@ class UiState:
             self.goto = table
 
     def join_frame(self) -> dict[str, Any]:
+        if self.lobby.watching and not self.token:
+            return {"type": "watch", "id": "w0"}
         if self.token:
             return {"type": "join", "id": "j0", "token": self.token}
         return {"type": "join", "id": "j0", "name": self.name.strip()}
 
     def leave_table(self) -> None:
+        self.lobby.forget()
+        self.watchers = 0
         self.table_id = self.token = None
         self.view, self.seat, self.seq = None, None, -1
         self.resyncing = False
@@ -505,6 +515,8 @@ class UiState:
             self.resyncing = False
             self.clock = frame.get("clock") or {}
             self.presence = {int(p["seat"]): bool(p["connected"]) for p in frame.get("presence") or ()}
+            self.watchers = int(frame.get("watchers") or 0)
+            self.lobby.joining = False
             self._set_view(frame["view"])
             if isinstance(frame.get("rematch"), dict):
                 # Proposed while this tab was away (or its answer was lost with the old socket).
@@ -528,6 +540,8 @@ class UiState:
             self._fold_event(frame.get("event") or {})
         elif kind == "clock":
             self.clock = frame.get("clock") or {}
+        elif kind == "watchers":
+            self.watchers = int(frame.get("count") or 0)
         elif kind == "presence":
             self.presence = {int(p["seat"]): bool(p["connected"]) for p in frame.get("seats") or ()}
         elif kind == "rejected":
@@ -544,7 +558,14 @@ class UiState:
             if answered == "rematch":
                 self._rematch_asked = False
                 self.rematch_error = self.error
-            if self.view is None:
+            refused_join = fid == "j0" and self.view is None and self.seat is None
+            no_seat = code in ("table_full", "already_started")
+            if refused_join and self.lobby.invite is not None and not no_seat:
+                # Said next to the name field of the invitation; the player fixes it and joins again.
+                self.lobby.join_error, self.lobby.joining = self.error, False
+                self.error = None
+                self.conn = "idle"
+            elif self.view is None:
                 self.notice = (
                     self.error
                 )  # no table on screen yet (e.g. a refused join): show it in the banner
@@ -553,6 +574,8 @@ class UiState:
                 self.token = None
             elif code in ("table_full", "already_started") and self.seat is None and fid == "j0":
                 # No seat to take: watch the game instead (the table sees what every seat sees).
+                self.lobby.watching = True
+                self.notice = None
                 self.outbox.append({"type": "watch", "id": "w0"})
 
     def _set_view(self, view: dict[str, Any]) -> None:

@@ -24,6 +24,7 @@ import js  # type: ignore[import-not-found]
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
 from app import chat, render, replay
 from app.i18n import Translator, pick_language
+from app.lobby import own_table_ids
 from app.signals import SOUND_KEY, TurnSignals, last_seconds_text, notify_button, sound_button
 from app.state import UiState
 from app.timing import NO_RECONNECT, should_reconnect
@@ -39,6 +40,7 @@ with contextlib.suppress(Exception):  # set by pyodide-boot.mjs: did this start 
     BOOT["runtime_ms"] = float(js.lexioRuntime.ms)
 
 
+NOTICE_S = 5.0  # a transient banner message (link copied, …) stays this long, or until the next action
 IDLE_GC_S = 1.0  # no UI event for this long, and no collection for this long: collect (in tick)
 GC_AT_LEAST_S = 30.0
 # Looked up once: each ``js.<name>`` access crosses the FFI and makes a new proxy.
@@ -74,6 +76,7 @@ class App:
         self.cache: dict[str, str] = {}
         self.cells: dict[str, str] = {}
         self.screen_key = ""
+        self.screen_sub = ""
         self.ws: Any = None
         self.ws_gen = 0
         url = js.URL.new(self.location)
@@ -86,7 +89,8 @@ class App:
         self.relay = self.origin
         self.patch: dict[str, Any] = {}
         self.tasks: set[Any] = set()
-        self.pending_link: str | None = None
+        self.dialog_opener: str | None = None  # the control that opened the dialog (focus returns to it)
+        self.notice_at = 0.0  # when the banner's notice appeared (it leaves by itself, see tick)
         self.preview_ms: list[float] = []
         # ?perf: each timed action leaves a performance mark, so that a browser trace (bench/browser.py)
         # can find its task and read the worker thread's CPU time apart from time spent descheduled.
@@ -182,30 +186,91 @@ class App:
             s.notice = (code, {})
             self.render()
             return
-        self.go_table(str(data["id"]))
+        self.go_table(str(data["id"]), auto=True)
+
+    async def refresh_mine(self) -> None:
+        """The player's own tables (seat tokens kept by this browser) still waiting or playing."""
+        ids = own_table_ids(self.storage)
+        if not ids:
+            return
+        answers = await asyncio.gather(*(self.http("GET", f"/api/tables/{t}") for t in ids))
+        found = []
+        for table, (status, data) in zip(ids, answers, strict=True):
+            if status == 200 and isinstance(data, dict):
+                found.append(data)
+            elif status == 404:
+                self.store("lexio:" + table, None)  # the table is gone: so is the seat
+        if self.state.screen == "home":
+            self.state.lobby.set_mine(found)
+            self.render()
+
+    async def load_invite(self, table: str, auto: bool) -> None:
+        """The invitation's facts (``GET /api/tables/{id}``); then join at once if the player already chose
+        to (a table of the open list, a pasted link, a new table), or watch a finished table's end."""
+        status, data = await self.http("GET", f"/api/tables/{table}")
+        s = self.state
+        if s.table_id != table or s.view is not None or s.lobby.invite is None:
+            return
+        if status == 200 and isinstance(data, dict):
+            s.lobby.got_summary(table, data)
+        elif status == 404:
+            s.lobby.got_summary(table, None)
+        else:
+            s.lobby.got_summary(table, None)
+            self.set_notice("network_error")
+        st = s.lobby.invite_status
+        if st == "ended":
+            self.watch()
+        elif st == "waiting" and auto and s.valid_name():
+            self.join_invite()
+        self.render()
+
+    def join_invite(self) -> None:
+        s = self.state
+        problem = s.name_problem()
+        s.lobby.join_error = None
+        if problem:
+            s.notice = (problem, {"n": len(s.name.strip())})
+            self.patch["focus"] = "name-input"
+            return
+        s.notice = None
+        s.lobby.joining, s.lobby.watching = True, False
+        self.store("lexio:name", s.name.strip())
+        self.connect()
+
+    def watch(self) -> None:
+        self.state.lobby.watching = True
+        self.connect()
+
+    def set_notice(self, code: str, params: dict[str, Any] | None = None) -> None:
+        self.state.notice = (code, params or {})
+        self.notice_at = time.monotonic()
 
     # -- navigation --------------------------------------------------------------------------------------
-    def go_table(self, table: str) -> None:
+    def go_table(self, table: str, auto: bool = False) -> None:
         self.path = f"/t/{table}"
         self.patch["push"] = f"{self.base}t/{table}{self.search}"
-        self.open_table(table)
+        self.open_table(table, auto)
 
-    def open_table(self, table: str) -> None:
+    def open_table(self, table: str, auto: bool = False) -> None:
+        """A table by its link: rejoin with the seat token this browser keeps; otherwise the table's
+        invitation (who sits, who invites; join with a name, or watch), joined at once when ``auto``."""
         s = self.state
         self.signals.forget()
         self.chat.reset()
         self.replay = None
         s.notice = None
+        s.lobby.forget()
         s.enter_table(table, self.storage.get("lexio:" + table))
-        if not s.token and not s.valid_name():
-            # A link opened without a name: ask for one on the home screen, then come back.
-            s.leave_table()
-            s.notice = (s.name_problem() or "name_required", {"n": len(s.name.strip())})
-            self.pending_link = table
+        if s.token:
+            self.connect()
             self.render()
             return
-        self.connect()
+        self.close_ws()
+        s.conn = "idle"
+        s.lobby.open_link(table)
         self.render()
+        self.spawn(self.load_invite(table, auto))
 
     def go_home(self) -> None:
         self.close_ws()
@@ -216,6 +281,7 @@ class App:
         self.patch["push"] = self.base + self.search
         self.render()
         self.spawn(self.refresh_tables())
+        self.spawn(self.refresh_mine())
 
     def route(self) -> None:
         parts = self.path.strip("/").split("/")
@@ -230,6 +296,7 @@ class App:
             self.state.leave_table()
             self.render()
             self.spawn(self.refresh_tables())
+            self.spawn(self.refresh_mine())
 
     # -- replay viewer (app.replay): a GCG file, or a finished table's record -------------------------------
     def open_replay(self, table: str | None) -> None:
@@ -262,7 +329,7 @@ class App:
         def board_html(view: dict[str, Any]) -> str:
             ui = UiState(lang=tr.lang)
             ui.view = view
-            return render.board(ui, tr, help_line=False)
+            return render.board(ui, tr)
 
         for region, html in replay.regions(rs, tr, board_html).items():
             self.write(region, html)
@@ -345,9 +412,13 @@ class App:
         if frame.get("type") == "welcome" and s.table_id and s.token:
             self.store("lexio:" + s.table_id, s.token)
         if frame.get("type") == "error" and frame.get("code") == "bad_token" and s.table_id:
+            # The seat is gone (freed before the start): this browser is a newcomer again.
             self.store("lexio:" + s.table_id, None)
-            if s.valid_name():
-                self.connect()
+            self.open_table(s.table_id)
+            return
+        if s.lobby.join_error is not None and s.conn == "idle" and self.ws is not None:
+            self.close_ws()  # refused join: the next try opens a fresh socket
+            self.patch["focus"] = "name-input"
         self.flush()
         if self.follow_goto():
             return
@@ -360,7 +431,7 @@ class App:
             return False
         if self.state.valid_name():
             self.store("lexio:name", self.state.name.strip())
-        self.go_table(table)
+        self.go_table(table, auto=True)
         return True
 
     # -- rendering ---------------------------------------------------------------------------------------
@@ -392,18 +463,27 @@ class App:
             self.render_table(now)
         elif screen == "home":
             self.write("main", render.home(s, tr))
+        elif screen == "invite":
+            self.write("main", render.invite(s, tr))
         elif screen == "waiting":
             self.write("main", render.waiting(s, tr, self.share_link()) + chat.skeleton(tr))
         else:
             gcg = f"{self.relay}/api/tables/{s.table_id}/gcg"
             replay_url = f"{self.base}t/{s.table_id}/replay{self.search}"
             self.write("main", render.end(s, tr, gcg, replay_url) + chat.skeleton(tr))
-        if screen not in ("home", "replay"):
+        if screen in ("table", "waiting", "end"):
             if "main" in self.patch.get("r", {}):  # the chat's regions were written afresh, empty
                 for region in chat.REGIONS:
                     self.cache.pop(region, None)
             self.render_chat()
-        self.screen_key = key
+        if screen in ("home", "invite"):
+            # Also written alone while the name is typed: keep the region's cache true to the page.
+            self.write("name-error", render.name_error(s, tr))
+        # A new screen (not the same one in another language): the focus goes to its h1 (exactly one).
+        title_key = screen + (f":{s.lobby.invite_status}" if screen == "invite" else "")
+        if title_key != self.screen_sub and "focus" not in self.patch:
+            self.patch["focus"] = "title"
+        self.screen_key, self.screen_sub = key, title_key
         self.write("dialog-root", render.dialog(s, tr))
         if s.dialog:
             self.patch["focus"] = "modal"
@@ -444,7 +524,7 @@ class App:
 
     def render_chat(self) -> None:
         s, tr = self.state, self.tr
-        if s.screen == "home":
+        if s.screen not in ("table", "waiting", "end") or self.replay is not None:
             return
         seats = (s.view or {}).get("seats") or ()
         me = next((str(x.get("name")) for x in seats if x.get("seat") == s.seat), None)
@@ -479,6 +559,9 @@ class App:
         if s.screen == "table":
             self.write("t-status", render.status(s, self.tr, s.clock_sync.server_now(now)))
         if s.conn == "offline":
+            self.write("banner", render.banner(s, self.tr, now))
+        if s.notice and self.notice_at and time.monotonic() - self.notice_at > NOTICE_S:
+            s.notice, self.notice_at = None, 0.0  # a transient message leaves by itself
             self.write("banner", render.banner(s, self.tr, now))
         self.send_patch()
         self.collect_when_idle()
@@ -537,16 +620,26 @@ class App:
                 self.on_file(d)
             elif kind == "drop":
                 self.on_drop(d)
+            elif kind == "focus":
+                self.on_focus(d)
             elif kind == "nav":
                 self.path = "/" + str(js.URL.new(str(d.get("href"))).pathname)[len(self.base) :]
                 self.route()
         except Exception as err:
             js.console.error(f"lexio ui error: {err!r}")
 
+    def on_focus(self, d: dict[str, Any]) -> None:
+        s = self.state
+        if d.get("id") == "board" and s.screen == "table" and s.cursor is None:
+            # The cursor square shows as soon as the board has the focus, not at the first key.
+            self.timed(lambda: setattr(s, "cursor", s.variant.source))
+
     def on_click(self, d: dict[str, Any]) -> None:
         s = self.state
         if d.get("name") is not None:
             s.name = str(d["name"]).strip()
+        if s.notice and self.notice_at:
+            s.notice, self.notice_at = None, 0.0  # the next action takes a transient message away
         act, arg = d.get("act"), d.get("arg")
         if act:
             self.do(str(act), None if arg is None else str(arg), d)
@@ -599,19 +692,28 @@ class App:
                 return
         elif act == "join" and arg:
             self.store("lexio:name", s.name)
+            self.go_table(arg, auto=True)
+            return
+        elif act == "resume" and arg:
             self.go_table(arg)
             return
+        elif act == "invite-join":
+            self.join_invite()
+        elif act == "watch":
+            self.watch()
+        elif act == "remove-bot" and arg is not None and arg.isdigit():
+            s.send({"type": "remove_bot", "seat": int(arg)})
         elif act == "join-link":
             self.store("lexio:name", s.name)
             raw = str(d.get("link") or "").strip()
             table = raw.rstrip("/").split("/t/")[-1].split("?")[0].split("/")[-1]
             if table:
-                self.go_table(table)
+                self.go_table(table, auto=True)
                 return
-            s.notice = ("bad_link", {})
+            self.set_notice("bad_link")
         elif act == "copy-link":
             self.patch["copy"] = self.share_link()
-            s.notice = ("copied", {})
+            self.set_notice("copied")
         elif act == "start":
             s.send({"type": "start"})
         elif act == "add-bot":
@@ -635,12 +737,13 @@ class App:
             self.patch["focus"] = "board"
         elif act in ("swap", "pass"):
             s.open_dialog(act)
+            self.dialog_opener = "btn-" + act
         elif act == "dialog-cancel":
             s.close_dialog()
-            self.patch["focus"] = "board"
+            self.return_focus()
         elif act == "dialog-confirm":
             s.confirm_dialog()
-            self.patch["focus"] = "board"
+            self.return_focus()
         elif act == "blank-letter" and arg:
             self.patch["focus"] = "board"
             self.timed(lambda: s.choose_blank(arg))
@@ -648,23 +751,29 @@ class App:
         self.flush()
         self.render()
 
+    def return_focus(self) -> None:
+        """A closed dialog gives the focus back to the control that opened it (the board if it is gone)."""
+        opener, self.dialog_opener = self.dialog_opener, None
+        self.patch["focus"] = opener or "board"
+        self.patch["focus_fallback"] = "board"
+
     def on_bind(self, d: dict[str, Any]) -> None:
         s = self.state
         bind, value = str(d.get("bind")), str(d.get("value", ""))
         if bind == "name":
             s.name = value
-            # Said while typing, in the banner (a region apart from the field, so the caret stays put).
-            problem = s.name_problem()
-            if problem in ("name_too_long", "name_unprintable"):
-                s.notice = (problem, {"n": len(value.strip())})
-            elif s.notice and s.notice[0].startswith("name_"):
-                s.notice = None
-            self.write("banner", render.banner(s, self.tr, local_now()))
+            # Said while typing, next to the field (a region apart from it, so the caret stays put).
+            if d.get("type") == "input":  # ("change" also comes with Enter: the name did not change)
+                if s.notice and s.notice[0].startswith("name_"):
+                    s.notice = None
+                s.lobby.join_error = None
+                err = render.name_error(s, self.tr)
+                self.write("name-error", err)
+                self.patch.setdefault("a", []).append(
+                    ["name-input", "aria-invalid", "true" if err else "false"]
+                )
             if d.get("type") == "change":
                 self.store("lexio:name", s.name.strip())
-                if self.pending_link and s.valid_name():
-                    table, self.pending_link = self.pending_link, None
-                    self.go_table(table)
             self.send_patch()
             return  # no re-render while typing (keeps the caret)
         if bind == "replay-step" and self.replay is not None:
@@ -691,8 +800,13 @@ class App:
                 self.render()
             return
         used: list[bool] = []
+        had_dialog = s.dialog
         self.timed(lambda: used.append(s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl")))))
         self.flush()
+        if had_dialog and not s.dialog:
+            self.return_focus()
+            self.send_patch()
+            return
         if used and used[0] and not s.dialog and s.screen == "table":
             self.patch["focus"] = "board"
             self.send_patch()

@@ -44,8 +44,31 @@ async function forget() {
   try { await caches.delete(SNAPSHOTS); } catch (e) {}
 }
 
+// Start-up progress for the page (index.html): bytes of the runtime received so far, then "python" while
+// the interpreter starts. Posted as "lexio-progress:" + JSON; a page that does not listen loses nothing.
+let received = 0, lastReport = 0;
+function report(phase, force) {
+  const now = performance.now();
+  if (!force && now - lastReport < 30) return;
+  lastReport = now;
+  try { postMessage("lexio-progress:" + JSON.stringify({got: received, phase})); } catch (e) {}
+}
+const realFetch = globalThis.fetch;
+function countingFetch(...args) {
+  return realFetch(...args).then((r) => {
+    if (!r.body || !r.ok) return r;
+    const counted = r.body.pipeThrough(new TransformStream({
+      transform(chunk, ctl) { received += chunk.byteLength; report("download", false); ctl.enqueue(chunk); },
+    }));
+    // Same status and headers (application/wasm keeps streaming compilation).
+    return new Response(counted, {status: r.status, statusText: r.statusText, headers: r.headers});
+  });
+}
+
 export async function loadPyodide(options) {
   const t0 = performance.now();
+  globalThis.fetch = countingFetch;
+  report("download", true);
   const bundle = fetch(at("__BASE____BUNDLE__")).then((r) => {
     if (!r.ok) throw new Error("app bundle: HTTP " + r.status);
     return r.arrayBuffer();
@@ -64,6 +87,8 @@ export async function loadPyodide(options) {
   }
   const fresh = py === null;
   if (fresh) py = await load({...opts, _makeSnapshot: true});
+  globalThis.fetch = realFetch;
+  report("python", true);
   // The sources stay on the file system even when their modules come from the snapshot: some are imported
   // only when needed (the offline demo, GCG export).
   py.unpackArchive(await bundle, "zip", {extractDir: HOME});

@@ -1,0 +1,197 @@
+"""Slow-reader benchmark: N game sockets that never read, each asking snapshots, against a relay process.
+
+Measures the relay's RSS (/proc) before, at its peak while the sockets flood, and after they are gone, and
+how each socket ended (the close code it reads at the end). With the default resync limit the snapshots
+are mostly refused (``rate_limited``); ``--unlimited-resyncs`` lifts it (the per-connection frame limit,
+15/s, still holds), and ``--output-cap-kib`` lowers the cap so that it acts within the run.
+
+Output: ``#`` lines, then ``name<TAB>value<TAB>unit`` lines.
+
+    python bench/relay_slow_readers.py                          # 100 sockets, 12 resyncs/s each, 4 s
+    python bench/relay_slow_readers.py --unlimited-resyncs
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import itertools
+import json
+import os
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from relay.testing import RelayProcess  # noqa: E402
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def frame(payload: bytes) -> bytes:
+    mask = os.urandom(4)
+    n = len(payload)
+    head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big"))
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+async def non_reader(port: int, table_id: str, rate: float, seconds: float) -> socket.socket:
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    loop = asyncio.get_running_loop()
+    await loop.sock_connect(sock, ("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    await loop.sock_sendall(
+        sock,
+        f"GET /ws/{table_id} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        + frame(b'{"type":"watch"}'),
+    )
+    end = time.monotonic() + seconds
+    with_ok = True
+    while time.monotonic() < end and with_ok:
+        try:
+            await asyncio.wait_for(loop.sock_sendall(sock, frame(b'{"type":"resync"}')), 1)
+        except (OSError, TimeoutError):
+            with_ok = False  # the relay closed it (or stopped reading it)
+        await asyncio.sleep(1 / rate)
+    return sock
+
+
+async def ending(sock: socket.socket) -> str:
+    """Read what the relay sent, to its end: the close code, or how the stream ended."""
+    loop = asyncio.get_running_loop()
+    data, ended = b"", "eof"
+    try:
+        while chunk := await asyncio.wait_for(loop.sock_recv(sock, 65536), 2):
+            data += chunk
+    except TimeoutError:
+        ended = "open"
+    except OSError:
+        ended = "reset"
+    _head, _, rest = data.partition(b"\r\n\r\n")
+    while len(rest) >= 2:
+        op, n, at = rest[0] & 0x0F, rest[1] & 0x7F, 2
+        if n == 126:
+            n, at = int.from_bytes(rest[2:4], "big"), 4
+        elif n == 127:
+            n, at = int.from_bytes(rest[2:10], "big"), 10
+        if len(rest) < at + n:
+            return "cut frame (1006)" if ended != "open" else "open"
+        if op == 0x8:
+            return str(int.from_bytes(rest[at : at + 2], "big"))
+        rest = rest[at + n :]
+    return "still open, never closed" if ended == "open" else f"{ended} without a close frame (1006)"
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="lexio-slow-"))
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    words = ["".join(p) for n in (2, 3) for p in itertools.product(letters, repeat=n)]
+    (tmp / "short.txt").write_text("\n".join(words) + "\n")
+    extra = ["--resync-burst", "1000000", "--resync-per-second", "1000000"] if args.unlimited_resyncs else []
+    extra += ["--output-cap-kib", str(args.output_cap_kib)]
+    relay = RelayProcess(
+        [
+            "--db",
+            str(tmp / "bench.sqlite3"),
+            "--lexicon",
+            str(tmp / "short.txt"),
+            "--static",
+            str(tmp / "none"),
+            "--max-connections-per-address",
+            "100000",
+            "--max-pending-per-address",
+            "100000",
+            *extra,
+        ],
+        log=tmp / "relay.log",
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+        start_timeout=15,
+    )
+    await relay.astart()
+    try:
+        assert relay.proc is not None
+        pid = relay.proc.pid
+        async with aiohttp.ClientSession() as session:
+            async with session.post(relay.url + "/api/tables", json={}) as resp:
+                table_id = (await resp.json())["id"]
+            players = []
+            for name in ("Ann", "Bob"):
+                ws = await session.ws_connect(f"{relay.url}/ws/{table_id}", headers={"Origin": relay.url})
+                await ws.send_str(json.dumps({"type": "join", "name": name}))
+                players.append(ws)
+            await asyncio.sleep(1)
+            base = rss_kb(pid)
+            peak = base
+            tasks = [
+                asyncio.ensure_future(non_reader(relay.port, table_id, args.rate, args.seconds))
+                for _ in range(args.sockets)
+            ]
+            while not all(t.done() for t in tasks):
+                peak = max(peak, rss_kb(pid))
+                await asyncio.sleep(0.1)
+            socks = [t.result() for t in tasks]
+            endings = await asyncio.gather(*(ending(s) for s in socks))
+            for s in socks:
+                s.close()
+            await asyncio.sleep(2)
+            after = rss_kb(pid)
+            async with session.get(relay.url + "/healthz") as resp:
+                sockets_after = (await resp.json())["sockets"]
+            for ws in players:
+                await ws.close()
+    finally:
+        relay.stop()
+    counts: dict[str, int] = {}
+    for e in endings:
+        counts[e] = counts.get(e, 0) + 1
+    print("# Lexio slow-reader benchmark (bench/relay_slow_readers.py)")
+    print(
+        f"# {args.sockets} sockets that never read, {args.rate:g} resyncs/s each for {args.seconds:g} s; "
+        f"resync limit {'lifted' if args.unlimited_resyncs else 'default (5, then 0.5/s)'}, "
+        f"output cap {args.output_cap_kib} KiB"
+    )
+    print(f"# how they ended (close code read at the end): {counts}")
+    rows = [
+        ("rss_base", round(base / 1024, 1), "MiB"),
+        ("rss_peak", round(peak / 1024, 1), "MiB"),
+        ("rss_after", round(after / 1024, 1), "MiB (2 s after they closed)"),
+        ("closed_4002", counts.get("4002", 0), "sockets"),
+        ("sockets_after", sockets_after, "game sockets left (the two players)"),
+    ]
+    for name, value, unit in rows:
+        print(f"{name}\t{value}\t{unit}")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sockets", type=int, default=100)
+    parser.add_argument("--rate", type=float, default=12.0, help="resyncs per second per socket")
+    # Shorter than the relay's 5 s close timeout, so that a socket it closed (4002) is read before the
+    # relay drops the TCP connection (a reader later than that finds a reset, as a browser would: 1006).
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--unlimited-resyncs", action="store_true")
+    parser.add_argument("--output-cap-kib", type=int, default=256)
+    return asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

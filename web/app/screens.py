@@ -1,0 +1,241 @@
+"""HTML of the way to a seat: the home screen (own tables first, create, open tables, join by link) and
+the invitation a table link opens (who invites, who sits, the turn time; join with a name, or watch).
+
+Pure, like :mod:`app.render` (which re-exports ``home`` and ``table_list``). Every screen has exactly one
+``h1`` (``data-screen-title``): the glue moves the focus to it when the screen changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from app.i18n import Translator
+from app.lobby import free_seats, host_name
+from app.state import TURN_CHOICES, UiState
+
+BUSY = ' disabled aria-busy="true"'
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def duration(tr: Translator, seconds: int) -> str:
+    """A turn time as the form's list says it: "30 s", "1,5 min" / "1.5 min", "2 min"."""
+    if seconds < 60:
+        return tr.t("seconds_short", n=seconds)
+    text = tr.t("minutes_short", n=round(seconds / 60, 1)).replace(".0", "")
+    return text.replace(".", ",") if tr.lang == "fr" else text
+
+
+def _duration_of(tr: Translator, value: object) -> str:
+    return duration(tr, value) if isinstance(value, int) and not isinstance(value, bool) else "?"
+
+
+def seat_name(tr: Translator, seat: Mapping[str, Any]) -> str:
+    """A seat's name as every list shows it: a computer player carries "(ordinateur)" / "(computer)"."""
+    name = str(seat.get("name", "?"))
+    return f"{name} ({tr.t('bot_marker')})" if seat.get("bot") else name
+
+
+def names_at_each_event(
+    journal: Sequence[Mapping[str, Any]], now: Mapping[int, str]
+) -> list[Mapping[int, str]]:
+    """Seat number -> name as it was at each event: seats are renumbered when one leaves before the start,
+    and a seat that left (or a computer player removed) is no longer in the view's seats. Seats the journal
+    does not show joining (an abridged journal) keep the view's names."""
+    seats: list[str] = []
+    out: list[Mapping[int, str]] = []
+    for ev in journal:
+        kind = ev.get("type")
+        if kind == "seat_joined":
+            seats.append(str(ev.get("name", "?")))
+        current = {**now, **dict(enumerate(seats))} if seats else now
+        out.append(current)
+        seat = ev.get("seat")
+        if kind == "seat_left" and isinstance(seat, int) and 0 <= seat < len(seats):
+            seats.pop(seat)
+    return out
+
+
+def watchers_text(tr: Translator, n: int) -> str:
+    return tr.t("watchers_one") if n == 1 else tr.t("watchers_many", n=n)
+
+
+def h1(hid: str, text: str) -> str:
+    # tabindex=-1: the focus can be put on it (a new screen), without adding a Tab stop.
+    return f'<h1 id="{hid}" tabindex="-1" data-screen-title>{_e(text)}</h1>'
+
+
+def name_error(state: UiState, tr: Translator) -> str:
+    """What is wrong with the name, said next to its field (the region ``#name-error``)."""
+    if state.lobby.join_error is not None:
+        code, params = state.lobby.join_error
+        return f'<span data-testid="name-error" data-code="{_e(code)}">✖ {_e(tr.error(code, params))}</span>'
+    problem = state.name_problem()
+    if problem in ("name_too_long", "name_unprintable", "name_reserved") or (
+        problem and state.notice is not None and state.notice[0] == problem
+    ):
+        return (
+            f'<span data-testid="name-error" data-code="{_e(problem)}">✖ '
+            f"{_e(tr.t(problem, n=len(state.name.strip())))}</span>"
+        )
+    return ""
+
+
+def _name_field(state: UiState, tr: Translator, enter: str) -> str:
+    err = name_error(state, tr)
+    invalid = ' aria-invalid="true"' if err else ""
+    return (
+        f'<label for="name-input">{_e(tr.t("your_name"))}</label>'
+        # No maxlength: browsers count UTF-16 units, the table counts characters (an emoji is 1, not 2).
+        '<input id="name-input" name="name" autocomplete="nickname" '
+        f'value="{_e(state.name)}" data-bind="name" data-enter="{enter}" required '
+        f'aria-describedby="name-hint name-error"{invalid}>'
+        f'<p class="hint muted" id="name-hint">{_e(tr.t("name_hint"))}</p>'
+        # Space reserved (min-height): a message appearing does not move what follows.
+        f'<p class="field-error" id="name-error" aria-live="polite">{err}</p>'
+    )
+
+
+# -- home -------------------------------------------------------------------------------------------------
+def home(state: UiState, tr: Translator) -> str:
+    options = "".join(
+        f'<option value="{s}"{" selected" if s == state.turn_seconds else ""}>{_e(duration(tr, s))}</option>'
+        for s in TURN_CHOICES
+    )
+    mine = my_tables(state, tr)
+    return (
+        '<section class="home" aria-labelledby="home-title">'
+        + h1("home-title", tr.t("app_title"))
+        + (f'<section class="card mine" aria-labelledby="mine-title">{mine}</section>' if mine else "")
+        + '<div class="card">'
+        + _name_field(state, tr, "create")
+        + "</div>"
+        # Only the button (or Enter in the name field) creates a table: the form itself does nothing.
+        + '<form class="card" id="create-form" onsubmit="return false">'
+        f"<h2>{_e(tr.t('create_table'))}</h2>"
+        f'<label for="turn-select">{_e(tr.t("turn_time"))}</label>'
+        f'<select id="turn-select" data-bind="turn_seconds">{options}</select>'
+        f'<label class="check"><input type="checkbox" id="public-check" data-bind="public"'
+        f"{' checked' if state.public else ''}> {_e(tr.t('public_table'))}</label>"
+        '<button type="button" id="create-table" class="primary" data-act="create">'
+        f"{_e(tr.t('create_table'))}</button>"
+        "</form>"
+        '<section class="card" aria-labelledby="open-title"><h2 id="open-title">'
+        f"{_e(tr.t('open_tables'))}</h2>"
+        f'<button type="button" id="refresh-tables" data-act="refresh">{_e(tr.t("refresh"))}</button>'
+        f'<div id="table-list" data-testid="table-list">{table_list(state, tr)}</div></section>'
+        '<form class="card" id="link-form" onsubmit="return false">'
+        f"<h2>{_e(tr.t('join_by_link'))}</h2>"
+        f'<label for="link-input">{_e(tr.t("link_or_code"))}</label>'
+        '<input id="link-input" name="link" autocomplete="off" data-enter="join-link">'
+        f'<button type="button" id="join-link" data-act="join-link">{_e(tr.t("join"))}</button>'
+        "</form></section>"
+    )
+
+
+def my_tables(state: UiState, tr: Translator) -> str:
+    """The player's own tables still waiting or playing, each with Resume ("" when there is none)."""
+    rows = []
+    for t in state.lobby.mine:
+        names = ", ".join(seat_name(tr, s) for s in t.get("seats") or ())
+        status = "status_playing" if t.get("status") == "playing" else "status_waiting"
+        rows.append(
+            f'<li data-testid="my-table" data-status="{_e(t.get("status", ""))}">'
+            f"<span>{_e(names or '—')}</span> "
+            f'<span class="muted">{_e(tr.t(status))} · {_e(_duration_of(tr, t.get("turn_seconds")))}</span> '
+            f'<button type="button" class="primary" data-act="resume" data-arg="{_e(t.get("id", ""))}">'
+            f"{_e(tr.t('resume'))}</button></li>"
+        )
+    if not rows:
+        return ""
+    return f'<h2 id="mine-title">{_e(tr.t("my_tables"))}</h2><ul class="tables">{"".join(rows)}</ul>'
+
+
+def table_list(state: UiState, tr: Translator) -> str:
+    mine = {t.get("id") for t in state.lobby.mine}
+    tables = [t for t in state.tables if t.get("id") not in mine]  # own tables are listed above, with Resume
+    if not tables:
+        return f'<p class="muted">{_e(tr.t("no_open_tables"))}</p>'
+    rows = []
+    for t in tables:
+        names = ", ".join(seat_name(tr, s) for s in t.get("seats") or ())
+        rows.append(
+            f'<li data-testid="open-table"><span>{_e(names or "—")}</span> '
+            f'<span class="muted">{_e(_duration_of(tr, t.get("turn_seconds")))} · '
+            f"{_e(tr.t('free_n', n=t.get('free', '?')))}</span> "
+            f'<button type="button" data-act="join" data-arg="{_e(t.get("id", ""))}">'
+            f"{_e(tr.t('join'))}</button></li>"
+        )
+    return f'<ul class="tables">{"".join(rows)}</ul>'
+
+
+# -- invitation -------------------------------------------------------------------------------------------
+def _seat_items(tr: Translator, inv: Mapping[str, Any], scores: bool) -> str:
+    items = []
+    for s in inv.get("seats") or ():
+        marks = [tr.t("host_marker")] if s.get("seat") == 0 and not scores else []
+        extra = f' <span class="muted">({_e(", ".join(marks))})</span>' if marks else ""
+        score = f' <span class="num">{int(s.get("score") or 0)}</span>' if scores else ""
+        items.append(f'<li data-testid="invite-seat"><b>{_e(seat_name(tr, s))}</b>{extra}{score}</li>')
+    return "".join(items)
+
+
+def invite(state: UiState, tr: Translator) -> str:
+    lobby = state.lobby
+    inv = lobby.invite or {}
+    status = lobby.invite_status
+    home_link = f'<p><a href="/" data-act="home" id="invite-home">{_e(tr.t("back_home_link"))}</a></p>'
+    if status == "loading":
+        return (
+            '<section class="invite card" aria-labelledby="invite-title" aria-busy="true">'
+            + h1("invite-title", tr.t("invite_loading"))
+            + "</section>"
+        )
+    if status == "missing":
+        return (
+            '<section class="invite card" aria-labelledby="invite-title">'
+            + h1("invite-title", tr.t("invite_missing"))
+            + f"<p>{_e(tr.t('invite_missing_text'))}</p>{home_link}</section>"
+        )
+    turn = _duration_of(tr, inv.get("turn_seconds"))
+    if status != "waiting" or free_seats(inv) == 0:
+        # Started (or full): watch at once, no name needed.
+        title = tr.t("invite_playing") if status == "playing" else tr.t("invite_full")
+        busy = BUSY if lobby.watching else ""
+        return (
+            '<section class="invite card" aria-labelledby="invite-title">'
+            + h1("invite-title", title)
+            + f'<p data-testid="invite-info">{_e(tr.t("invite_playing_text"))} '
+            f"{_e(tr.t('per_turn', t=turn))}.</p>"
+            f'<ul class="invite-seats" id="invite-seats">{_seat_items(tr, inv, True)}</ul>'
+            f'<div class="actions"><button type="button" id="watch-table" class="primary" data-act="watch"'
+            f"{busy}>{_e(tr.t('watch'))}</button></div>{home_link}</section>"
+        )
+    host = host_name(inv)
+    title = tr.t("invite_by", name=host) if host else tr.t("invite_empty")
+    seats = _seat_items(tr, inv, False)
+    joining = lobby.joining
+    return (
+        '<section class="invite card" aria-labelledby="invite-title">'
+        + h1("invite-title", title)
+        + f'<p data-testid="invite-info">{_e(tr.t("per_turn", t=turn))} · '
+        f"{_e(tr.t('free_n', n=free_seats(inv)))}</p>"
+        f"<h2>{_e(tr.t('invite_seated'))}</h2>"
+        + (
+            f'<ul class="invite-seats" id="invite-seats">{seats}</ul>'
+            if seats
+            else f'<p class="muted">{_e(tr.t("invite_nobody"))}</p>'
+        )
+        + '<form id="invite-form" onsubmit="return false">'
+        + _name_field(state, tr, "invite-join")
+        + '<div class="actions">'
+        f'<button type="button" id="join-table" class="primary" data-act="invite-join"'
+        f"{BUSY if joining else ''}>"
+        f"{_e(tr.t('invite_joining') if joining else tr.t('invite_join'))}</button>"
+        "</div></form>"
+        f"{home_link}</section>"
+    )
