@@ -34,6 +34,7 @@ def test_chat_between_seats_and_watchers_plain_text_mute_and_history(players: An
         expect(p.page.get_by_test_id("turn")).to_be_visible()
     carol = players("Carol")  # arrives after the start: watches
     carol.open(f"/t/{table_id}")
+    carol.page.locator("#watch-table").click()  # the invitation to a running game: watch it
     expect(carol.page.get_by_test_id("turn")).to_be_visible()
     # One context to another within a second.
     t0 = time.monotonic()

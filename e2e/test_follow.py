@@ -28,6 +28,7 @@ def test_last_move_sheet_and_end_screen_for_two_seats_and_a_watcher(
     seat(people, relay.url, table_id)
     carol = players("Carol")  # arrives after the start: watches
     carol.open(f"/t/{table_id}")
+    carol.page.locator("#watch-table").click()  # the invitation to a running game: watch it
     expect(carol.page.get_by_test_id("turn")).to_be_visible()
     everyone: list[Player] = [alice, bob, carol]
     st = planner.deal(SEED, table_id, names, 120)
