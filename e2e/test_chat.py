@@ -23,8 +23,9 @@ def test_chat_between_seats_and_watchers_plain_text_mute_and_history(players: An
     table_id = relay.create_table()
     alice, bob = people = [players("Alice"), players("Bob")]
     # Before the start, in the waiting room: the seats talk already.
-    alice.open(f"/t/{table_id}")
-    bob.open(f"/t/{table_id}")
+    for p in people:  # the invitation link, then Join (as e2e_ui.seat does, without starting)
+        p.open(f"/t/{table_id}")
+        p.page.locator("#join-table").click()
     expect(alice.page.locator("#seat-list li")).to_have_count(2)
     say(bob, "prêt ?")
     expect(alice.page.locator("[data-testid=chat-seats] [data-testid=chat-msg]")).to_contain_text(["prêt ?"])
