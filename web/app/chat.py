@@ -152,9 +152,8 @@ def log(chat: ChatState, tr: Translator, *, seated: bool, me: str | None) -> str
     watchers = [m for m in shown if m.get("channel") == "watchers"]
     parts = [
         f'<h3 class="chat-sub">{_e(tr.t("chat_seats"))}</h3>'
-        f'<ol class="chat-log" role="log" aria-label="{_e(tr.t("chat_seats"))}" data-testid="chat-seats">'
-        + "".join(_line(m, tr, me) for m in seats)
-        + "</ol>"
+        f'<div role="log" aria-label="{_e(tr.t("chat_seats"))}">'
+        '<ol class="chat-log" data-testid="chat-seats">' + "".join(_line(m, tr, me) for m in seats) + "</ol></div>"
     ]
     if not seats:
         parts.append(f'<p class="muted chat-empty">{_e(tr.t("chat_none"))}</p>')
@@ -167,8 +166,8 @@ def log(chat: ChatState, tr: Translator, *, seated: bool, me: str | None) -> str
     if chat.show_watchers or not seated:
         parts.append(
             f'<h3 class="chat-sub">{_e(tr.t("chat_watchers"))}</h3>'
-            f'<ol class="chat-log watchers" role="log" aria-label="{_e(tr.t("chat_watchers"))}" '
-            'data-testid="chat-watchers">' + "".join(_line(m, tr, me) for m in watchers) + "</ol>"
+            f'<div role="log" aria-label="{_e(tr.t("chat_watchers"))}"><ol class="chat-log watchers" '
+            'data-testid="chat-watchers">' + "".join(_line(m, tr, me) for m in watchers) + "</ol></div>"
         )
     if chat.muted:
         items = "".join(
