@@ -153,7 +153,9 @@ def log(chat: ChatState, tr: Translator, *, seated: bool, me: str | None) -> str
     parts = [
         f'<h3 class="chat-sub">{_e(tr.t("chat_seats"))}</h3>'
         f'<div role="log" aria-label="{_e(tr.t("chat_seats"))}">'
-        '<ol class="chat-log" data-testid="chat-seats">' + "".join(_line(m, tr, me) for m in seats) + "</ol></div>"
+        '<ol class="chat-log" data-testid="chat-seats">'
+        + "".join(_line(m, tr, me) for m in seats)
+        + "</ol></div>"
     ]
     if not seats:
         parts.append(f'<p class="muted chat-empty">{_e(tr.t("chat_none"))}</p>')

@@ -74,7 +74,7 @@ def _row_cells(row: sheet_mod.Row, tr: Translator) -> tuple[str, str, str]:
     if row.kind == "timed_out":
         return "—", "⏱ " + tr.t("sheet_timeout"), "0"
     key = "sheet_end_won" if row.score > 0 else "sheet_end_lost"
-    return tr.t("sheet_end"), tr.t(key, tiles=row.tiles), f"{row.score:+d}"
+    return "—", tr.t(key, tiles=row.tiles), f"{row.score:+d}"
 
 
 def score_sheet(view: Mapping[str, Any] | None, tr: Translator, you: int | None) -> str:
@@ -92,7 +92,7 @@ def score_sheet(view: Mapping[str, Any] | None, tr: Translator, you: int | None)
     for row in sh.rows:
         pos, words, pts = _row_cells(row, tr)
         totals = "".join(f'<td class="num">{row.total if s == row.seat else ""}</td>' for s in seats)
-        turn = str(row.turn) if row.turn else ""
+        turn = str(row.turn) if row.turn else tr.t("sheet_end")  # a row header is never empty (axe)
         body.append(
             f'<tr data-testid="sheet-row" data-kind="{row.kind}" data-seat="{row.seat}" class="k-{row.kind}">'
             f'<th scope="row" class="num">{turn}</th><td>{_e(names.get(row.seat, "?"))}</td>'
