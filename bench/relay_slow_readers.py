@@ -1,9 +1,9 @@
 """Slow-reader benchmark: N game sockets that never read, each asking snapshots, against a relay process.
 
 Measures the relay's RSS (/proc) before, at its peak while the sockets flood, and after they are gone, and
-how each socket ended (the close code it reads at the end). With the default resync limit the snapshots
-are mostly refused (``rate_limited``); ``--unlimited-resyncs`` lifts it (the per-connection frame limit,
-15/s, still holds), and ``--output-cap-kib`` lowers the cap so that it acts within the run.
+how each socket ended (the close code it reads at the end). With the default resync budget (10, then 2/s)
+the snapshots past it wait and are merged; ``--unlimited-resyncs`` lifts it (the per-connection frame
+limit, 15/s, still holds), and ``--output-cap-kib`` sets the cap past which a socket is closed (4002).
 
 Output: ``#`` lines, then ``name<TAB>value<TAB>unit`` lines.
 
@@ -97,6 +97,32 @@ async def ending(sock: socket.socket) -> str:
     return "still open, never closed" if ended == "open" else f"{ended} without a close frame (1006)"
 
 
+async def play_with_a_bot(session: aiohttp.ClientSession, url: str, table_id: str, events: int) -> int:
+    """Ann plays against a computer player (passing on her turns) until ``events`` events or the end: the
+    journal, hence every snapshot, grows as in a real game. Returns the events seen."""
+    ws = await session.ws_connect(f"{url}/ws/{table_id}", headers={"Origin": url})
+    for frame_ in ({"type": "join", "name": "Ann"}, {"type": "add_bot", "level": "easy"}, {"type": "start"}):
+        await ws.send_str(json.dumps(frame_))
+    seen, me, asked = 0, None, -1
+    while seen < events:
+        msg = await ws.receive(timeout=30)
+        if msg.type != aiohttp.WSMsgType.TEXT:
+            break
+        f = json.loads(msg.data)
+        if f["type"] == "welcome":
+            me = f["seat"]
+        if f["type"] != "event":
+            continue
+        seen = f["seq"]
+        if f["event"]["type"] == "game_ended":
+            break
+        if f["clock"]["turn"] == me and asked != seen:
+            asked = seen
+            await ws.send_str(json.dumps({"type": "pass"}))
+    await ws.close()
+    return seen
+
+
 async def main_async(args: argparse.Namespace) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="lexio-slow-"))
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -116,6 +142,8 @@ async def main_async(args: argparse.Namespace) -> int:
             "100000",
             "--max-pending-per-address",
             "100000",
+            "--bot-delay-seconds",
+            "0,0.01",
             *extra,
         ],
         log=tmp / "relay.log",
@@ -130,8 +158,9 @@ async def main_async(args: argparse.Namespace) -> int:
         async with aiohttp.ClientSession() as session:
             async with session.post(relay.url + "/api/tables", json={}) as resp:
                 table_id = (await resp.json())["id"]
+            journal = await play_with_a_bot(session, relay.url, table_id, args.events) if args.events else 0
             players = []
-            for name in ("Ann", "Bob"):
+            for name in ("Bea", "Bob") if not args.events else ():
                 ws = await session.ws_connect(f"{relay.url}/ws/{table_id}", headers={"Origin": relay.url})
                 await ws.send_str(json.dumps({"type": "join", "name": name}))
                 players.append(ws)
@@ -163,16 +192,16 @@ async def main_async(args: argparse.Namespace) -> int:
     print("# Lexio slow-reader benchmark (bench/relay_slow_readers.py)")
     print(
         f"# {args.sockets} sockets that never read, {args.rate:g} resyncs/s each for {args.seconds:g} s; "
-        f"resync limit {'lifted' if args.unlimited_resyncs else 'default (5, then 0.5/s)'}, "
+        f"resync limit {'lifted' if args.unlimited_resyncs else 'default (10, then 2/s)'}, "
         f"output cap {args.output_cap_kib} KiB"
     )
-    print(f"# how they ended (close code read at the end): {counts}")
+    print(f"# table journal: {journal} events before the sockets came; how they ended: {counts}")
     rows = [
         ("rss_base", round(base / 1024, 1), "MiB"),
         ("rss_peak", round(peak / 1024, 1), "MiB"),
         ("rss_after", round(after / 1024, 1), "MiB (2 s after they closed)"),
         ("closed_4002", counts.get("4002", 0), "sockets"),
-        ("sockets_after", sockets_after, "game sockets left (the two players)"),
+        ("sockets_after", sockets_after, "game sockets left (the players still connected)"),
     ]
     for name, value, unit in rows:
         print(f"{name}\t{value}\t{unit}")
@@ -190,6 +219,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--unlimited-resyncs", action="store_true")
     parser.add_argument("--output-cap-kib", type=int, default=256)
+    parser.add_argument(
+        "--events",
+        type=int,
+        default=0,
+        help="first play a game with a bot to this many events (bigger snapshots)",
+    )
     return asyncio.run(main_async(parser.parse_args()))
 
 

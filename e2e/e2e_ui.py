@@ -64,6 +64,14 @@ class Relay:
             "1000",
             "--create-per-second",
             "100",
+            # Every browser of the session is 127.0.0.1: the per-address budgets (proved in tests/relay)
+            # would otherwise be shared by all tests and make one test's outcome depend on the others'.
+            "--probe-burst",
+            "1000",
+            "--max-connections-per-address",
+            "1000",
+            "--max-pending-per-address",
+            "1000",
         ]
         self.proc = RelayProcess(args, log=self.log, port=self.port, env=env, cwd=ROOT, start_timeout=30)
 

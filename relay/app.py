@@ -635,6 +635,14 @@ async def dispatch(
         except RelayError as err:
             raise _Refusal(m.id, err.code, err.message) from err
         return []
+    if m.type == "analyse":
+        from relay.analysis import serve_analysis
+
+        try:
+            await serve_analysis(referee, table, conn, m.id)
+        except RelayError as err:
+            raise _Refusal(m.id, err.code, err.message) from err
+        return []
     seat = conn.seat
     if seat is None:
         raise _Refusal(m.id, "not_a_seat", "spectators cannot act")

@@ -16,7 +16,7 @@ MAX_ID = 64
 MAX_NAME = 100
 MAX_TOKEN = 128
 MAX_CHAT_FRAME_TEXT = 2000  # beyond: bad_message; the chat's own limit (200 characters) is chat_too_long
-LEVELS: Final = ("easy", "medium", "strong")
+LEVELS: Final = ("beginner", "easy", "medium", "strong", "expert")
 _SQUARE_RE: Final = re.compile(r"[A-Za-z][0-9]{1,2}")
 _RACK_RE: Final = re.compile(r"[A-Za-z?]{1,7}")
 # Hostile shapes are refused before anything walks the value: nesting, number of values, string sizes.
@@ -73,6 +73,7 @@ _SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "ping": (frozenset(), frozenset()),
     "rematch": (frozenset(), frozenset()),
     "chat": (frozenset({"text"}), frozenset({"name"})),
+    "analyse": (frozenset(), frozenset()),
 }
 CLIENT_TYPES: Final = frozenset(_SCHEMA)
 

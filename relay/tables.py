@@ -39,7 +39,13 @@ Clock = Callable[[], int]
 CLOSE_RESTART = 1012
 CLOSE_TAKEN_OVER = 4001
 CLOSE_SLOW = 4002
-BOT_NAMES = {"easy": "Robot facile", "medium": "Robot moyen", "strong": "Robot fort"}
+BOT_NAMES = {
+    "beginner": "Robot débutant",
+    "easy": "Robot facile",
+    "medium": "Robot moyen",
+    "strong": "Robot fort",
+    "expert": "Robot expert",
+}
 # A table nobody joined (or everyone left before the start) is dropped after this long.
 EMPTY_TABLE_TTL_MS = 3600 * 1000
 # Full states (journal included) kept in memory for repeated snapshots.
@@ -161,6 +167,8 @@ class Table:
     # When the last connection left (None: someone is connected, or nobody came yet); the open list uses it.
     empty_since: int | None = None
     watchers_told: int = 0  # the spectator count last broadcast (docs/protocol.md, "watchers")
+    # Ended table: each seat's post-game analysis (relay.analysis; None while it is computed).
+    analyses: dict[int, Any] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -963,7 +971,8 @@ class Referee:
         level = str(st.seats[seat].bot)
         move: Any = engine.Pass()
         if self.bot_driver is not None:
-            view = engine.view(self.full_state(table), seat, now_ms=self.now_ms())
+            # A bot needs the position, not the journal: no SQLite read nor redaction on the loop per move.
+            view = engine.view(dataclasses.replace(table.state, events=()), seat, now_ms=self.now_ms())
             rng = random.Random(secrets.randbits(64))
             try:
                 move = await asyncio.get_running_loop().run_in_executor(

@@ -286,6 +286,10 @@ class WebSocket(asyncio.Protocol):
                         self.transport.resume_reading()
                     if not self._draining:
                         self._pump()  # the frames left in wsproto's buffer when reading paused
+                if self._inbox:
+                    # One frame per turn of the loop: a socket with a backlog must not hold up the others'
+                    # frames, writes and timers.
+                    await asyncio.sleep(0)
             self._inbox = None
         finally:
             self._worker = None

@@ -20,7 +20,7 @@ tile is in two words of the play, blanks worth 0, the bingo bonus); tests prove 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
 from engine.board import Board
@@ -128,21 +128,19 @@ def generate(
             if c is None and playable[sq] and any(n[sq] >= 0 and cells[n[sq]] is not None for n in neighbours)
         }
     moves: list[Candidate] = []
+    # Both directions are searched anchor by anchor in turn (across, down, across, ...), so a deadline cuts
+    # both evenly instead of dropping every down move when the across pass is slow (two blanks).
+    searches = []
+    for across in (True, False):
+        ctx, runs = _direction_work(
+            variant, graph, board_letter, board_value, letter_value, anchors, across, deadline
+        )
+        searches.append(_anchor_steps(ctx, runs, counts, blanks, moves))
     try:
-        for across in (True, False):
-            _generate_direction(
-                variant,
-                graph,
-                board_letter,
-                board_value,
-                letter_value,
-                anchors,
-                counts,
-                blanks,
-                across,
-                moves,
-                deadline,
-            )
+        while searches:
+            for steps in list(searches):
+                if next(steps, _DONE) is _DONE:
+                    searches.remove(steps)
     except _Deadline:
         return GenerationResult(moves, False)
     return GenerationResult(moves, True)
@@ -224,19 +222,17 @@ class _Context(NamedTuple):
     deadline: float | None
 
 
-def _generate_direction(
+def _direction_work(
     variant: Variant,
     graph: WordGraph,
     board_letter: list[int],
     board_value: list[int],
     letter_value: list[int],
     anchors: set[int],
-    counts: list[int],
-    blanks: int,
     across: bool,
-    moves: list[Candidate],
     deadline: float | None,
-) -> None:
+) -> tuple[_Context, list[list[int]]]:
+    """The search context of one direction and its runs that hold an anchor (the only ones with moves)."""
     before, after = (variant.up, variant.down) if across else (variant.left, variant.right)
     empties = [sq for sq in anchors if board_letter[sq] < 0]
     allowed, cross_sums = _cross_checks(graph, board_letter, board_value, before, after, empties)
@@ -252,17 +248,27 @@ def _generate_direction(
         across,
         deadline,
     )
-    for run in _runs(variant, across):
-        if any(sq in anchors for sq in run):
-            _search_run(ctx, run, counts, blanks, moves)
+    return ctx, [run for run in _runs(variant, across) if any(sq in anchors for sq in run)]
+
+
+_DONE: Final = object()
+
+
+def _anchor_steps(
+    ctx: _Context, runs: list[list[int]], counts: list[int], blanks: int, moves: list[Candidate]
+) -> Iterator[None]:
+    """The search of one direction, one step per anchor (see :func:`_search_run`)."""
+    for run in runs:
+        yield from _search_run(ctx, run, counts, blanks, moves)
 
 
 def _search_run(
     ctx: _Context, run: list[int], counts: list[int], blanks: int, moves: list[Candidate]
-) -> None:
-    """All moves whose main word lies in ``run`` (one row or column between walls/edges) for one direction.
+) -> Iterator[None]:
+    """All moves whose main word lies in ``run`` (one row or column between walls/edges) for one direction,
+    yielding after each anchor (so that two directions can take turns).
 
-    ``counts`` (the rack's letters) is changed during the search and restored before returning.
+    ``counts`` (the rack's letters) is changed during the search and restored before each yield.
     """
     graph = ctx.graph
     masks = graph.masks
@@ -427,6 +433,7 @@ def _search_run(
             if node >= 0:
                 main = sum(board_value[run[q]] for q in range(start, pos))
                 extend(pos, node, main, 1, 0, start, pos)
+            yield None
             continue
         limit = 0
         q = pos - 1
@@ -434,3 +441,4 @@ def _search_run(
             limit += 1
             q -= 1
         left_part(graph.root, 0, min(limit, tiles_in_rack - 1), pos)
+        yield None

@@ -1,16 +1,15 @@
-"""How a computer player of each level picks its move from a seat's view, and the relay's default driver.
+"""How a computer player of each level chooses its move from a seat's view, and the relay's default driver.
 
-Levels (the ``add_bot`` protocol values):
+Levels are data (:mod:`relay.bots.levels`): ``beginner``, ``easy``, ``medium``, ``strong``, ``expert``. Every
+level ranks its options by equity (:func:`relay.bots.equity.rank`: score + the leave's value, weighed by the
+level, misjudged by its noise) over the placements it can see (its vocabulary, its longest play); ``expert``
+also weighs every exchange against every placement, searches the two-player endgame once the bag is empty
+(:func:`relay.bots.endgame.solve`) and, just before, avoids moves that hand the opponent an easy out.
 
-- ``strong`` plays the best-scoring placement found (ties broken at random);
-- ``medium`` plays a random placement among those worth at least :data:`MEDIUM_SHARE` of the best;
-- ``easy`` plays a random *modest* placement: at most :data:`EASY_MAX_TILES` tiles and worth at most
-  :data:`EASY_SHARE` of the best (its cheapest third of moves if none is that modest).
-
-When no placement fits, a bot swaps the tiles it least wants to keep (never more than the bag holds) or, with
-the bag empty, passes. Search stops at the driver's time budget and plays the best of what it found, so a bot
-always answers well within the turn clock. A bot only ever sees its own seat's view, like any player; the
-relay submits its move through the same ``engine.decide`` path as a human's.
+With nothing to play a bot exchanges the tiles it least wants to keep (never more than the bag holds) or, with
+the bag empty, passes. Search stops at the driver's time budget and plays the best of what it found. A bot
+only ever sees its own seat's view, like any player; the relay submits its move through the same
+``engine.decide`` path as a human's.
 """
 
 from __future__ import annotations
@@ -18,32 +17,30 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, Final
 
 from engine.board import Board
 from engine.moves import Move, Pass, Swap
-from relay.bots.graph import WordGraph, load_graph
+from relay.bots.endgame import out_risk, solve
+from relay.bots.equity import Option, Position, position_from_view, rank
+from relay.bots.graph import WordGraph, build_graph, load_graph
+from relay.bots.leaves import LeaveModel, default_model
+from relay.bots.levels import LEVEL_NAMES, Level, get_level
 from relay.bots.movegen import Candidate, generate
+from relay.bots.selfplay import Decision
 
-__all__ = [
-    "DEFAULT_BUDGET_SECONDS",
-    "EASY_MAX_TILES",
-    "EASY_SHARE",
-    "LEVELS",
-    "MEDIUM_SHARE",
-    "BotError",
-    "MoveGenDriver",
-    "pick",
-    "swap_choice",
-]
+__all__ = ["DEFAULT_BUDGET_SECONDS", "LEVELS", "BotError", "MoveGenDriver", "swap_choice"]
 
-LEVELS: Final = ("easy", "medium", "strong")
-MEDIUM_SHARE: Final = 0.6
-EASY_SHARE: Final = 0.5
-EASY_MAX_TILES: Final = 4
+LEVELS: Final = LEVEL_NAMES
 DEFAULT_BUDGET_SECONDS: Final = 1.5
-# Tiles worth keeping when swapping, best first: blanks, then the most flexible French letters.
+# Share of the budget the expert's move generation may use; the rest is for the endgame / out checks.
+_GENERATE_SHARE: Final = 0.5
+_PRE_ENDGAME_CHECKS: Final = 6
+# The endgame search and the pre-endgame checks stop after this long (or the budget, if shorter): deeper
+# lines rarely change the move, and a bot should answer like a quick player.
+ENDGAME_SECONDS: Final = 0.25
+# Tiles worth keeping when swapping without a leave table, best first: blanks, then flexible French letters.
 _KEEP_ORDER: Final = "?ESARINTLUO"
 _KEEP_AT_MOST: Final = 3
 
@@ -59,33 +56,9 @@ class BotError(ValueError):
         self.message = message
 
 
-def pick(moves: Sequence[Candidate], level: str, rng: random.Random) -> Candidate | None:
-    """The placement a bot of ``level`` plays among ``moves`` (None if there is none).
-
-    Raises BotError ``bad_level`` for a level outside :data:`LEVELS`.
-    """
-    if level not in LEVELS:
-        raise BotError("bad_level", f"bot level {level!r} is not one of {', '.join(LEVELS)}")
-    if not moves:
-        return None
-    best = max(m.score for m in moves)
-    if level == "strong":
-        pool = [m for m in moves if m.score == best]
-    elif level == "medium":
-        pool = [m for m in moves if m.score >= best * MEDIUM_SHARE]
-    else:
-        pool = [m for m in moves if m.size <= EASY_MAX_TILES and m.score <= best * EASY_SHARE]
-        if not pool:
-            ranked = sorted(moves, key=lambda m: (m.score, m.tiles))
-            pool = ranked[: max(1, len(ranked) // 3)]
-    # Sorting first makes the choice depend on rng alone, not on generation order.
-    pool.sort(key=lambda m: (m.score, m.tiles))
-    return pool[rng.randrange(len(pool))]
-
-
 def swap_choice(rack: str, bag_size: int) -> str:
-    """The tiles a bot with nothing to play returns: all but up to three of its best keepers, at most
-    ``bag_size`` of them (the rules forbid returning more than the bag holds); "" means pass instead."""
+    """The tiles a bot with nothing to play and no leave table returns: all but up to three of its best
+    keepers, at most ``bag_size`` of them; "" means pass instead."""
     if bag_size <= 0 or not rack:
         return ""
     keep: list[str] = []
@@ -98,72 +71,182 @@ def swap_choice(rack: str, bag_size: int) -> str:
             keep.append(letter)
     if not rest:  # a rack of keepers that still cannot play: change it all
         rest, keep = list(rack), []
-    # Return the worst tiles first when the bag cannot take them all.
     rest.sort(key=lambda ch: _KEEP_ORDER.find(ch) if ch in _KEEP_ORDER else len(_KEEP_ORDER), reverse=True)
     return "".join(rest[: min(len(rest), bag_size)])
 
 
-class MoveGenDriver:
-    """The relay's default :class:`relay.botdriver.BotDriver`: the move generator plus a level policy.
+def level_of(name: str) -> Level:
+    """Raises BotError ``bad_level`` for a name outside :data:`LEVELS`."""
+    lv = get_level(name)
+    if lv is None:
+        raise BotError("bad_level", f"bot level {name!r} is not one of {', '.join(LEVELS)}")
+    return lv
 
-    The word graph is built (or read from its disk cache) on the first :meth:`choose` or :meth:`warm`, not
-    when the driver is made, so a relay without bots never pays for it. Thread-safe: the relay calls
-    :meth:`choose` from worker threads; the graph is read-only once built.
+
+class MoveGenDriver:
+    """The relay's default :class:`relay.botdriver.BotDriver`: the move generator plus the level policies.
+
+    The word graphs are built (or read from disk) on first use, not when the driver is made, so a relay
+    without bots never pays for them. Thread-safe: the relay calls :meth:`choose` from worker threads; the
+    graphs and the leave table are read-only once built.
     """
 
-    def __init__(self, words: Any = None, *, budget_seconds: float = DEFAULT_BUDGET_SECONDS) -> None:
+    def __init__(
+        self,
+        words: Any = None,
+        *,
+        budget_seconds: float = DEFAULT_BUDGET_SECONDS,
+        leaves: LeaveModel | None = None,
+    ) -> None:
         """``words``: a :class:`relay.lexicon.WordList` (or any iterable of A-Z words; None: the shipped
-        ``"fr"`` list, loaded on first use). ``budget_seconds``: search time per move before playing the best
-        found."""
+        ``"fr"`` list, loaded on first use). ``budget_seconds``: thinking time per move. ``leaves``: the leave
+        table (default: the shipped one)."""
         self._words = words
         self._graph: WordGraph | None = None
+        self._vocab_graphs: dict[int, WordGraph] = {}
         self._lock = threading.Lock()
+        self._leaves = leaves
         self.budget_seconds = budget_seconds
 
+    @property
+    def leaves(self) -> LeaveModel:
+        if self._leaves is None:
+            self._leaves = default_model()
+        return self._leaves
+
     def warm(self) -> WordGraph:
-        """Build or load the word graph now (the relay may call this when a bot is seated). Raises BotError
-        ``no_word_list`` if the driver was given a lookup it cannot iterate, and what
-        :func:`relay.lexicon.load_lexicon` or :func:`relay.bots.graph.load_graph` raise."""
+        """Build or load the full word graph now. Raises BotError ``no_word_list`` if the driver was given a
+        lookup it cannot iterate, and what :func:`relay.lexicon.load_lexicon` or
+        :func:`relay.bots.graph.load_graph` raise."""
         with self._lock:
             if self._graph is None:
-                words = self._words
-                if words is None:
-                    from relay.lexicon import load_lexicon
-
-                    words = load_lexicon("fr")
-                if not isinstance(words, Iterable):
-                    # A bare lookup callable cannot be walked; guessing another list would play unknown words.
-                    raise BotError("no_word_list", "the bot driver needs a word list it can iterate over")
-                self._graph = load_graph(words)
+                self._graph = load_graph(self._word_list())
             return self._graph
 
+    def _word_list(self) -> Any:
+        if self._words is None:
+            from relay.lexicon import load_lexicon
+
+            self._words = load_lexicon("fr")
+        if not isinstance(self._words, Iterable):
+            # A bare lookup callable cannot be walked; guessing another list would play unknown words.
+            raise BotError("no_word_list", "the bot driver needs a word list it can iterate over")
+        return self._words
+
+    def graph_for(self, level: Level) -> WordGraph:
+        """The words ``level`` knows: the full list, or its most common words that the list holds."""
+        if level.vocabulary is None:
+            return self.warm()
+        with self._lock:
+            graph = self._vocab_graphs.get(level.vocabulary)
+            if graph is None:
+                from relay.bots.vocab import common_words
+
+                words = self._word_list()
+                member = (
+                    words if hasattr(words, "__contains__") and not isinstance(words, list) else set(words)
+                )
+                graph = build_graph(w for w in sorted(set(common_words(level.vocabulary))) if w in member)
+                self._vocab_graphs[level.vocabulary] = graph
+            return graph
+
     def candidates(self, view: dict[str, Any], *, budget_seconds: float | None = None) -> list[Candidate]:
-        """Every placement found for the seat of ``view`` within the budget. Raises BotError ``bad_view``."""
+        """Every placement of the full word list found for the seat of ``view`` within the budget. Raises
+        BotError ``bad_view``."""
         board, rack = _board_and_rack(view)
-        return self._search(board, rack, budget_seconds)
+        budget = self.budget_seconds if budget_seconds is None else budget_seconds
+        return _generate(board, rack, self.warm(), time.monotonic() + budget)
 
     def choose(self, view: dict[str, Any], level: str, rng: random.Random) -> Move:
         """The move a bot of ``level`` makes for the seat whose engine view is ``view``.
 
         Raises BotError ``bad_level`` / ``bad_view`` / ``no_word_list`` (the relay then passes for the bot).
         """
-        if level not in LEVELS:
-            raise BotError("bad_level", f"bot level {level!r} is not one of {', '.join(LEVELS)}")
+        lv = level_of(level)
         board, rack = _board_and_rack(view)
-        chosen = pick(self._search(board, rack, None), level, rng)
-        if chosen is not None:
-            return chosen.to_place(board.variant)
-        bag = view.get("bag_size", 0)
-        returned = swap_choice(rack, bag if isinstance(bag, int) else 0)
-        return Swap(returned) if returned else Pass()
+        pos = position_from_view(view, board, rack)
+        decision = self.decide(pos, lv, rng)
+        if decision.kind == "place" and decision.move is not None:
+            return decision.move.to_place(board.variant)
+        if decision.kind == "swap" and decision.tiles:
+            return Swap(decision.tiles)
+        return Pass()
 
-    def _search(self, board: Board, rack: str, budget_seconds: float | None) -> list[Candidate]:
-        graph = self.warm()
+    def options(self, pos: Position, level: Level, rng: random.Random, deadline: float) -> list[Option]:
+        """What ``level`` sees in ``pos``, ranked by its judgement (before any endgame search)."""
+        graph = self.graph_for(level)
+        gen_deadline = time.monotonic() + (deadline - time.monotonic()) * (
+            _GENERATE_SHARE if level.endgame else 1.0
+        )
+        moves = [m for m in _generate(pos.board, pos.rack, graph, gen_deadline) if m.size <= level.max_tiles]
+        return rank(
+            moves,
+            pos,
+            self.leaves if level.leave_weight or level.exchanges else None,
+            leave_weight=level.leave_weight,
+            with_exchanges=level.exchanges,
+            noise=level.noise,
+            rng=rng,
+        )
+
+    def decide(
+        self, pos: Position, level: Level, rng: random.Random, *, budget_seconds: float | None = None
+    ) -> Decision:
+        """The decision of ``level`` in ``pos`` within the budget (default: the driver's)."""
         budget = self.budget_seconds if budget_seconds is None else budget_seconds
-        try:
-            return generate(board, rack, graph, deadline=time.monotonic() + budget).moves
-        except ValueError as exc:  # a rack holding something that is not a tile
-            raise BotError("bad_view", str(exc)) from exc
+        start = time.monotonic()
+        deadline = start + budget
+        if level.endgame and pos.bag_size == 0 and pos.players == 2 and pos.unseen:
+            result = solve(
+                pos.board,
+                pos.rack,
+                pos.unseen,
+                self.graph_for(level),
+                deadline=start + min(budget, ENDGAME_SECONDS),
+                scoreless=pos.scoreless_turns,
+            )
+            return Decision("place", result.move) if result.move is not None else Decision("pass")
+        options = self.options(pos, level, rng, deadline)
+        if level.endgame and pos.players == 2 and 0 < pos.bag_size <= 7:
+            guard_deadline = min(deadline, time.monotonic() + ENDGAME_SECONDS)
+            options = self._guard_pre_endgame(pos, level, options, rng, guard_deadline)
+        best = options[0] if options else None
+        if best is not None and best.kind == "place" and best.move is not None:
+            return Decision("place", best.move)
+        if best is not None and best.kind == "swap":
+            return Decision("swap", tiles=best.tiles)
+        return self._nothing_to_play(pos)
+
+    def _guard_pre_endgame(
+        self, pos: Position, level: Level, options: list[Option], rng: random.Random, deadline: float
+    ) -> list[Option]:
+        graph = self.graph_for(level)
+        checked: list[Option] = []
+        for o in options[:_PRE_ENDGAME_CHECKS]:
+            if o.kind == "place" and o.move is not None:
+                risk = out_risk(
+                    pos.board, o.move, pos.unseen, pos.bag_size, graph, rng, kept=o.leave, deadline=deadline
+                )
+                o = o._replace(equity=o.equity - risk)
+            checked.append(o)
+        checked.sort(key=lambda o: -o.equity)
+        return checked + options[_PRE_ENDGAME_CHECKS:]
+
+    def _nothing_to_play(self, pos: Position) -> Decision:
+        if pos.bag_size <= 0:
+            return Decision("pass")
+        options = rank([], pos, self.leaves, with_exchanges=True)
+        if options:
+            return Decision("swap", tiles=options[0].tiles)
+        returned = swap_choice(pos.rack, pos.bag_size)
+        return Decision("swap", tiles=returned) if returned else Decision("pass")
+
+
+def _generate(board: Board, rack: str, graph: WordGraph, deadline: float | None) -> list[Candidate]:
+    try:
+        return generate(board, rack, graph, deadline=deadline).moves
+    except ValueError as exc:  # a rack holding something that is not a tile
+        raise BotError("bad_view", str(exc)) from exc
 
 
 def _board_and_rack(view: dict[str, Any]) -> tuple[Board, str]:
@@ -176,4 +259,7 @@ def _board_and_rack(view: dict[str, Any]) -> tuple[Board, str]:
         board = Board.from_json(view.get("variant", "lexio"), view.get("board", []))
     except ValueError as exc:
         raise BotError("bad_view", f"the view's board cannot be read: {exc}") from exc
-    return board, rack.upper()
+    rack = rack.upper()
+    if any(not ("A" <= ch <= "Z" or ch == "?") for ch in rack):
+        raise BotError("bad_view", f"rack {rack!r} holds something that is not a tile (A-Z or ?)")
+    return board, rack

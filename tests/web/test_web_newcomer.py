@@ -330,3 +330,10 @@ def test_the_journal_names_a_removed_computer_player_and_renumbered_seats_as_the
     # The score sheet (issue 12) lists turns only: seating is not a row, and its columns are today's seats.
     sheet = render.journal(seated(0, state), EN)
     assert "leaves" not in sheet and "Bob: 0" in sheet and "Carol: 0" in sheet
+
+
+def test_a_link_typed_in_join_by_link_survives_a_re_render_of_the_home_screen() -> None:
+    ui = UiState()
+    ui.lobby.link = "http://x/t/abc"
+    link = next(a for t, a in tags(render.home(ui, EN)) if a.get("id") == "link-input")
+    assert link["value"] == "http://x/t/abc" and link["data-bind"] == "link"

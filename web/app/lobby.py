@@ -54,6 +54,8 @@ class Lobby:
         self.watching = False  # this tab asked to watch, not to sit
         # Own tables waiting or playing (summaries), listed first on the home screen with Resume.
         self.mine: list[dict[str, Any]] = []
+        # What is typed in "join by link": kept here so that a re-render (the open list arriving) keeps it.
+        self.link = ""
 
     def open_link(self, table: str) -> None:
         self.invite = {"id": table, "loading": True}

@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from app import chat, follow
+from app.analysis import analysis_panel
 from app.i18n import Translator
 from app.screens import duration as _duration  # noqa: F401  (re-exported: tests, older callers)
 from app.screens import (  # noqa: F401  (home, invite, name_error, table_list: re-exported for the glue)
@@ -710,7 +711,7 @@ def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> s
         f"{_e(tr.t('download_gcg'))}</a>{replay}"
         f"{_rematch_button(state, tr)}"
         f'<button type="button" id="back-home" data-act="home">{_e(tr.t("back_home"))}</button>'
-        f"</div>{_rematch_offer(state, tr)}</section>"
+        f"</div>{_rematch_offer(state, tr)}{analysis_panel(state, tr)}</section>"
         f'<section class="end-board card" aria-labelledby="final-board-title">'
         f'<h2 id="final-board-title">{_e(tr.t("final_board"))}</h2>'
         f"{board(state, tr)}</section>"

@@ -131,7 +131,8 @@ def home(state: UiState, tr: Translator) -> str:
         '<form class="card" id="link-form" onsubmit="return false">'
         f"<h2>{_e(tr.t('join_by_link'))}</h2>"
         f'<label for="link-input">{_e(tr.t("link_or_code"))}</label>'
-        '<input id="link-input" name="link" autocomplete="off" data-enter="join-link">'
+        f'<input id="link-input" name="link" autocomplete="off" data-enter="join-link" data-bind="link" '
+        f'value="{_e(state.lobby.link)}">'
         f'<button type="button" id="join-link" data-act="join-link">{_e(tr.t("join"))}</button>'
         "</form></section>"
     )

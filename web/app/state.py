@@ -19,7 +19,7 @@ from engine.game import NAME_MAX, is_bot_name
 from engine.variants import BLANK, LETTERS, Kind, Variant, get_variant
 
 PreviewFn = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
-LEVELS = ("easy", "medium", "strong")
+LEVELS = ("beginner", "easy", "medium", "strong", "expert")
 TURN_CHOICES = (30, 60, 90, 120, 180, 300, 600)
 
 
@@ -97,6 +97,10 @@ class UiState:
         self.goto: str | None = None
         self._rematch_asked = False
         self.rematch_error: tuple[str, dict[str, Any]] | None = None  # the refusal of our request
+        # after the end: this seat's analysis (app.analysis), asked once
+        self.analysis: list[dict[str, Any]] | None = None
+        self.analysis_pending = False
+        self.analysis_error: tuple[str, dict[str, Any]] | None = None
 
     # -- derived -----------------------------------------------------------------------------------------
     @property
@@ -423,6 +427,7 @@ class UiState:
     def _forget_rematch(self) -> None:
         self.rematch, self.goto, self._rematch_asked = None, None, False
         self.rematch_error = None
+        self.analysis, self.analysis_pending, self.analysis_error = None, False, None  # per table too
 
     # -- a new table with the same players (docs/protocol.md, "rematch") ------------------------------
     def request_rematch(self) -> bool:
@@ -527,6 +532,10 @@ class UiState:
                 self._rematch_asked = "rematch" in self.awaiting.values()
         elif kind == "rematch":
             self._on_rematch(frame)
+        elif kind == "analysis":
+            from app.analysis import on_analysis
+
+            on_analysis(self, frame)
         elif kind == "event":
             seq = int(frame.get("seq", -1))
             if seq <= self.seq or self.resyncing:
@@ -558,6 +567,10 @@ class UiState:
             if answered == "rematch":
                 self._rematch_asked = False
                 self.rematch_error = self.error
+            elif answered == "analyse":
+                from app.analysis import on_analysis_error
+
+                on_analysis_error(self, self.error)
             refused_join = fid == "j0" and self.view is None and self.seat is None
             no_seat = code in ("table_full", "already_started")
             if refused_join and self.lobby.invite is not None and not no_seat:

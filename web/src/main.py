@@ -23,6 +23,7 @@ import js  # type: ignore[import-not-found]
 
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
 from app import chat, render, replay
+from app.analysis import request_analysis
 from app.i18n import Translator, pick_language
 from app.lobby import own_table_ids
 from app.signals import SOUND_KEY, TurnSignals, last_seconds_text, notify_button, sound_button
@@ -684,6 +685,9 @@ class App:
         elif act == "create":
             self.store("lexio:name", s.name)
             self.spawn(self.create_table())
+        elif act == "analyse":
+            request_analysis(s)
+            self.flush()
         elif act == "rematch":
             # Asked on the table's socket (state.request_rematch); the relay's answer sets ``goto``.
             s.request_rematch()
@@ -785,6 +789,9 @@ class App:
         if bind == "chat":
             self.chat.draft = value  # no re-render while typing (keeps the caret)
             return
+        if bind == "link":
+            s.lobby.link = value
+            return  # no re-render while typing (keeps the caret)
         if bind == "turn_seconds":
             s.turn_seconds = int(value)
         elif bind == "public":

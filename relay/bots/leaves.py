@@ -1,0 +1,106 @@
+"""Rack-leave values: what the tiles a move keeps are worth, in points, for the next turns.
+
+The value of a leave (1-6 tiles, ``?`` for a blank) is composed from a few fitted numbers, as Quackle derives
+its superleaves from self-play: one value per leave size, one per tile kind (its first copy), a penalty per
+extra copy of the same kind, and a synergy per pair of distinct kinds kept together. That representation
+generalises from a 15-minute self-play run, which a table of every possible leave (hundreds of thousands
+of them) would not.
+
+The numbers live in ``leaves.json`` next to this module, written by :mod:`relay.bots.train_leaves` (which
+records its seed, game count and time there). :func:`default_model` loads it once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["LEAVES_FILE", "LeaveError", "LeaveModel", "default_model", "features"]
+
+LEAVES_FILE: Final = Path(__file__).with_name("leaves.json")
+FORMAT: Final = 1
+
+
+class LeaveError(ValueError):
+    """The leave file cannot be read (``code`` ``bad_leaves``: missing, malformed or of another format)."""
+
+    code = "bad_leaves"
+
+
+def features(leave: str) -> list[tuple[str, int]]:
+    """The active features of ``leave`` with their counts: ``"N3"`` (three tiles kept: the size's own term,
+    so the others are relative to an average leave of that size), ``"1X"`` (X kept), ``"2X"`` (extra copies
+    of X), ``"PXY"`` (X and Y kept together, X < Y)."""
+    counts = Counter(leave)
+    kinds = sorted(counts)
+    out: list[tuple[str, int]] = [(f"N{len(leave)}", 1)]
+    for k in kinds:
+        out.append(("1" + k, 1))
+        if counts[k] > 1:
+            out.append(("2" + k, counts[k] - 1))
+    for i, a in enumerate(kinds):
+        for b in kinds[i + 1 :]:
+            out.append(("P" + a + b, 1))
+    return out
+
+
+class LeaveModel:
+    """Leave values from fitted per-feature weights (see the module docstring). Read-only once made."""
+
+    def __init__(self, weights: dict[str, float], meta: dict[str, Any] | None = None) -> None:
+        self.weights = dict(weights)
+        self.meta = dict(meta or {})
+        self._cache: dict[str, float] = {}
+
+    def value(self, leave: str) -> float:
+        """The leave's value in points (0 for an empty leave). Unknown features count 0."""
+        if not leave:
+            return 0.0
+        key = "".join(sorted(leave))
+        cached = self._cache.get(key)
+        if cached is None:
+            w = self.weights
+            cached = sum(w.get(name, 0.0) * n for name, n in features(key))
+            if len(self._cache) < 200_000:
+                self._cache[key] = cached
+        return cached
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            **self.meta,
+            "weights": {k: round(v, 3) for k, v in sorted(self.weights.items())},
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> LeaveModel:
+        """Raises LeaveError for anything but a format-1 leave file."""
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != FORMAT
+            or not isinstance(data.get("weights"), dict)
+        ):
+            raise LeaveError("the leave file is not a format-1 leave table")
+        weights = data["weights"]
+        if not all(isinstance(k, str) and isinstance(v, int | float) for k, v in weights.items()):
+            raise LeaveError("the leave file's weights must map feature names to numbers")
+        meta = {k: v for k, v in data.items() if k not in ("format", "weights")}
+        return cls({k: float(v) for k, v in weights.items()}, meta)
+
+    @classmethod
+    def load(cls, path: Path = LEAVES_FILE) -> LeaveModel:
+        """Read a leave file. Raises LeaveError if it is missing or malformed."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise LeaveError(f"cannot read the leave file {path}: {exc}") from exc
+        return cls.from_json(data)
+
+
+@functools.lru_cache(maxsize=1)
+def default_model() -> LeaveModel:
+    """The shipped leave values (loaded once per process). Raises LeaveError if the file is broken."""
+    return LeaveModel.load()

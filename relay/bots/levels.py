@@ -1,0 +1,49 @@
+"""The five bot levels as data: what each knows and how it judges, weakest first.
+
+Each level is weaker than the next by handicaps a person would recognise, never by a random pick:
+
+- ``vocabulary``: how many of the most frequent French words it knows (:mod:`relay.bots.vocab`; None: the
+  whole word list) — every word of its play, crossings included, must be one it knows;
+- ``max_tiles``: the most tiles it lays at once (it does not see longer plays);
+- ``leave_weight``: how much it cares about the tiles it keeps (0: score only; 1: the full leave value);
+- ``noise``: the standard deviation, in points, of its misjudgement of each option's equity;
+- ``exchanges``: whether it weighs exchanging against placing (else it exchanges only with nothing to play);
+- ``endgame``: whether it searches the endgame and guards the pre-endgame (else one-ply judgement).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["LEVELS", "LEVEL_NAMES", "Level", "get_level"]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    name: str
+    label: str
+    vocabulary: int | None
+    max_tiles: int
+    leave_weight: float
+    noise: float
+    exchanges: bool
+    endgame: bool
+
+
+_ALL: Final = (
+    Level("beginner", "débutant", 6_000, 5, 0.0, 4.0, False, False),
+    Level("easy", "facile", 15_000, 6, 0.0, 3.0, False, False),
+    Level("medium", "moyen", 40_000, 7, 0.15, 2.0, False, False),
+    Level("strong", "fort", None, 7, 0.3, 0.0, False, False),
+    # Half the fitted leave value played best in self-play against greedy (the fit from next-turn scores
+    # overstates leaves: keeping fewer tiles also means the board allowed a long play).
+    Level("expert", "expert", None, 7, 0.5, 0.0, True, True),
+)
+LEVELS: Final = {lv.name: lv for lv in _ALL}
+LEVEL_NAMES: Final = tuple(LEVELS)
+
+
+def get_level(name: str) -> Level | None:
+    """The level called ``name`` (a protocol value), or None."""
+    return LEVELS.get(name) if isinstance(name, str) else None

@@ -1,0 +1,129 @@
+"""Equity: the shipped leave file loads and is used; exchanges are weighed and chosen when better (never more
+tiles than the bag holds); a deadline cuts both directions of the move search evenly."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+import relay.bots.movegen as movegen
+from engine.board import Board
+from engine.moves import Tile
+from relay.bots.equity import Position, exchanges, rank, unseen_tiles
+from relay.bots.graph import WordGraph
+from relay.bots.leaves import LEAVES_FILE, LeaveError, LeaveModel, default_model
+from relay.bots.levels import LEVELS
+from relay.bots.movegen import Candidate, generate
+from relay.bots.player import MoveGenDriver
+from relay.lexicon import WordList
+
+
+def test_the_shipped_leave_file_loads_once_and_says_how_it_was_made() -> None:
+    model = default_model()
+    assert default_model() is model  # loaded once per process
+    assert LEAVES_FILE.stat().st_size < 64_000
+    games = model.meta["games"]
+    assert sum(games) >= 1000 and model.meta["cpu_seconds"] <= 15 * 60 and model.meta["seed"] == 2026
+    # What every player knows: the blank is the best tile to keep; copies of one letter clog a rack.
+    singles = {c: model.value(c) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+    assert model.value("?") > max(singles.values()) and model.value("?") > 0
+    assert model.value("EEE") < model.value("EE") < model.value("E")
+    assert model.value("UU") < model.value("U") and model.value("II") < model.value("I")
+    assert model.value("?S") > model.value("S")
+    assert model.value("") == 0.0
+
+
+def test_a_broken_leave_file_is_refused_with_a_code(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "leaves.json"
+    bad.write_text('{"format": 9, "weights": {}}')
+    with pytest.raises(LeaveError) as err:
+        LeaveModel.load(bad)
+    assert err.value.code == "bad_leaves"
+
+
+def pos(rack: str, bag: int, board: Board | None = None) -> Position:
+    b = board or Board.empty("lexio")
+    return Position(b, rack, bag, unseen_tiles(b.variant, b, rack), (7,))
+
+
+def cand(score: int, tiles: str) -> Candidate:
+    return Candidate(score, tuple((80 + i, ch, False) for i, ch in enumerate(tiles)))
+
+
+def test_equity_prefers_a_good_leave_to_a_point_more() -> None:
+    model = default_model()
+    assert model.value("?S") > model.value("VW") + 2  # the table's own judgement, which the choice follows
+    keeps_blank = cand(20, "VWAE")  # keeps ?S
+    keeps_junk = cand(22, "?SAE")  # two points more, keeps VW
+    rack = "?SVWAE"
+    ranked = rank([keeps_junk, keeps_blank], pos(rack, 60), model, with_exchanges=False)
+    assert ranked[0].move == keeps_blank and ranked[0].leave == "?S"
+    assert ranked[0].equity == pytest.approx(20 + model.value("?S"))
+    # Score alone (a leave weight of 0) takes the two points.
+    assert rank([keeps_junk, keeps_blank], pos(rack, 60), model, leave_weight=0)[0].move == keeps_junk
+
+
+@pytest.mark.parametrize("bag", [0, 1, 3, 7, 50])
+def test_exchanges_never_return_more_tiles_than_the_bag_holds(bag: int) -> None:
+    splits = exchanges("AEEKQW?", bag)
+    assert all(1 <= len(r) <= bag and sorted(r + k) == sorted("AEEKQW?") for r, k in splits)
+    assert len({r for r, _ in splits}) == len(splits)  # each distinct exchange once
+    if bag >= 7:
+        # 2*2*2*2*2*3 - 1 distinct non-empty multisets of the rack (E twice).
+        assert len(splits) == 2 * 2 * 2 * 2 * 2 * 3 - 1
+    options = rank([], pos("AEEKQW?", bag), default_model())
+    assert all(len(o.tiles) <= bag for o in options)
+
+
+def test_the_expert_exchanges_when_its_only_placement_keeps_a_bad_rack() -> None:
+    # The only word is UE-less "KU"... : the list holds one word playable from this rack, worth little.
+    words = WordList.from_words(["UV"], name="t")
+    bot = MoveGenDriver(words)
+    rack = "UVUUWIZ"
+    p = pos(rack, 50)
+    expert = bot.decide(p, LEVELS["expert"], random.Random(0))
+    assert expert.kind == "swap" and len(expert.tiles) >= 3
+    model = default_model()
+    kept = list(rack)
+    for t in expert.tiles:
+        kept.remove(t)
+    # The exchange kept what the leave table values most among every split.
+    best = max(exchanges(rack, 50), key=lambda rk: model.value(rk[1]))
+    assert model.value("".join(kept)) == pytest.approx(model.value(best[1]))
+    # The strong level does not weigh exchanges: it places the word it sees.
+    assert bot.decide(p, LEVELS["strong"], random.Random(0)).kind == "place"
+    # With 2 tiles in the bag the expert returns at most 2.
+    small = bot.decide(pos(rack, 2), LEVELS["expert"], random.Random(0))
+    assert small.kind != "swap" or len(small.tiles) <= 2
+
+
+def test_a_deadline_cuts_both_directions_evenly(fr_graph: WordGraph, monkeypatch: pytest.MonkeyPatch) -> None:
+    board = Board.empty("lexio").with_tiles(
+        [Tile("E7", "M"), Tile("F7", "A"), Tile("G7", "I"), Tile("H7", "S"), Tile("I7", "O"), Tile("J7", "N")]
+    )
+    rack = "??EAIRS"
+    full = generate(board, rack, fr_graph).moves
+
+    def across(m: Candidate) -> bool:
+        return len({sq // 13 for sq, _, _ in m.tiles}) == 1 and m.size > 1
+
+    assert any(across(m) for m in full) and any(not across(m) and m.size > 1 for m in full)
+    # A clock that moves one tick per look: the search stops after a fixed number of anchors.
+    ticks = itertools.count()
+    monkeypatch.setattr(movegen.time, "monotonic", lambda: float(next(ticks)))
+    cut = generate(board, rack, fr_graph, deadline=6.0)
+    assert not cut.complete
+    assert any(across(m) for m in cut.moves) and any(not across(m) and m.size > 1 for m in cut.moves)
+
+
+def test_with_three_players_and_the_bag_empty_the_bot_plays_out_its_costly_tiles() -> None:
+    board = Board.empty("lexio")
+    p = Position(board, "KE", 0, "AEIOUST", (4, 3))
+    keeps_k = cand(10, "E")  # 10 points, but the K (10) stays on the rack to the end
+    keeps_e = cand(6, "K")  # 6 points, only the E (1) left
+    ranked = rank([keeps_k, keeps_e], p, default_model())
+    assert ranked[0].move == keeps_e and ranked[0].equity == pytest.approx(6 - 1.5 * 1)
+    out = cand(3, "KE")  # going out gains the unseen tiles' value, shared over the two opponents
+    assert rank([keeps_k, keeps_e, out], p, default_model())[0].move == out

@@ -1,0 +1,117 @@
+"""The end screen's analysis of your moves (docs/protocol.md, "analyse"): the request and its panel.
+
+After the end a seat may ask the relay, once, for the analysis of its own moves: for each of them, the
+``expert`` computer player's choice with its score, and the equity (points now + value of the tiles kept)
+the move played lost against it. :func:`request_analysis` sends the frame; :func:`on_analysis` keeps the
+answer; :func:`analysis_panel` renders the button, then the table.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from app.i18n import Translator
+
+__all__ = ["analysis_panel", "on_analysis", "on_analysis_error", "request_analysis"]
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def request_analysis(state: Any) -> bool:
+    """Ask for this seat's analysis (ended game, a seat, connected, not asked yet). Returns whether sent."""
+    if state.screen != "end" or state.seat is None or state.cut_off:
+        return False
+    if state.analysis is not None or state.analysis_pending:
+        return False
+    state.analysis_pending = True
+    state.analysis_error = None
+    state.send({"type": "analyse"})
+    return True
+
+
+def on_analysis(state: Any, frame: dict[str, Any]) -> None:
+    moves = frame.get("moves")
+    if isinstance(moves, list) and frame.get("seat") == state.seat:
+        state.analysis = [m for m in moves if isinstance(m, dict)]
+        state.analysis_pending = False
+
+
+def on_analysis_error(state: Any, error: tuple[str, dict[str, Any]]) -> None:
+    state.analysis_pending = False
+    state.analysis_error = error
+
+
+def _move_text(m: dict[str, Any], tr: Translator) -> str:
+    kind = m.get("kind")
+    if kind == "swap":
+        return tr.t("analysis_swap", tiles=m.get("tiles", ""))
+    if kind == "pass":
+        return tr.t("analysis_pass")
+    words = m.get("words") or []
+    word = str(words[0]) if words else ""
+    return f"{word} ({m.get('notation', '')})" if word else str(m.get("notation", ""))
+
+
+def analysis_panel(state: Any, tr: Translator) -> str:
+    """The button asking for the analysis, or the analysis itself (empty for a spectator)."""
+    if state.seat is None:
+        return ""
+    moves = state.analysis
+    if moves is None:
+        parts = []
+        if state.analysis_error is not None:
+            code, params = state.analysis_error
+            parts.append(
+                f'<p class="error" role="alert" data-testid="analysis-error">{_e(tr.error(code, params))}</p>'
+            )
+        busy = (
+            ' disabled aria-busy="true"' if state.analysis_pending else (" disabled" if state.cut_off else "")
+        )
+        label = tr.t("analysis_pending" if state.analysis_pending else "analysis_ask")
+        parts.insert(
+            0,
+            f'<button type="button" id="ask-analysis" data-act="analyse"{busy}>{_e(label)}</button>',
+        )
+        return (
+            f'<section class="analysis" aria-label="{_e(tr.t("analysis_title"))}">{"".join(parts)}</section>'
+        )
+    rows = []
+    lost_total = 0.0
+    best_count = 0
+    for m in moves:
+        played, best = m.get("played") or {}, m.get("best") or {}
+        lost = float(m.get("lost", 0) or 0)
+        lost_total += lost
+        same = lost < 0.05
+        best_count += same
+        best_cell = tr.t("analysis_same") if same else _move_text(best, tr)
+        rows.append(
+            f'<tr data-testid="analysis-row"><td class="num">{_e(m.get("turn", ""))}</td>'
+            f'<td>{_e(_move_text(played, tr))}</td><td class="num">{_e(played.get("score", 0))}</td>'
+            f'<td>{_e(best_cell)}</td><td class="num">{"" if same else _e(best.get("score", 0))}</td>'
+            f'<td class="num">{"" if same else _e(f"-{lost:.1f}")}</td></tr>'
+        )
+    summary = tr.t("analysis_summary", best=best_count, moves=len(moves), lost=f"{lost_total:.1f}")
+    head = "".join(
+        f'<th scope="col">{_e(tr.t(k))}</th>'
+        for k in (
+            "analysis_turn",
+            "analysis_played",
+            "analysis_points",
+            "analysis_best",
+            "analysis_points",
+            "analysis_lost",
+        )
+    )
+    return (
+        f'<section class="analysis" aria-labelledby="analysis-title" data-testid="analysis">'
+        f'<h2 id="analysis-title">{_e(tr.t("analysis_title"))}</h2>'
+        f'<p data-testid="analysis-summary">{_e(summary)}</p>'
+        # Six columns do not fit a phone: the table scrolls sideways inside its own box.
+        f'<div style="overflow-x:auto"><table class="final analysis-table"><thead><tr>{head}</tr></thead>'
+        f'<tbody>{"".join(rows)}</tbody></table></div>'
+        "</section>"
+    )
