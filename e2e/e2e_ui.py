@@ -169,7 +169,8 @@ class Player:
         return [int(x) for x in self.page.get_by_test_id("player-score").all_inner_texts()]
 
     def journal(self) -> list[str]:
-        return self.page.locator("[data-testid=journal] li").all_inner_texts()
+        """The score sheet's rows (one per turn, oldest first)."""
+        return self.page.locator("[data-testid=sheet-row]").all_inner_texts()
 
     def reserve_text(self) -> str:
         return self.page.get_by_test_id("reserve").inner_text()
@@ -233,8 +234,12 @@ def seat(people: list[Player], relay_url: str, table_id: str, *, start: bool = T
         expect(p.page.get_by_test_id("turn")).to_be_visible()
 
 
+LAST = "[data-testid=last-action]"
+"""The status line's account of the turn before (or of a try refused since)."""
+
+
 def last_journal_line(p: Player) -> str:
-    return p.page.locator("[data-testid=journal] li").first.inner_text()
+    return p.page.locator(LAST).inner_text()
 
 
 PLACED_RE = re.compile(r"^(?P<name>.+): (?P<words>.+) \(\+(?P<score>\d+)\)$")
@@ -254,12 +259,12 @@ def place_and_submit(
             shutil.copyfile(path, ROOT / "docs" / "screenshot.png")
     before = len(p.journal())
     p.submit()
-    expect(p.page.locator("[data-testid=journal] li")).to_have_count(before + 1)
+    expect(p.page.locator("[data-testid=sheet-row]")).to_have_count(before + 1)
     line = last_journal_line(p)
     m = PLACED_RE.match(line)
-    assert m, f"expected a placement in the log, got {line!r} (error: {error_text(p)!r})"
+    assert m, f"expected a placement in the status line, got {line!r} (error: {error_text(p)!r})"
     for w in watchers:
-        expect(w.page.locator("[data-testid=journal] li").first).to_have_text(line)
+        expect(w.page.locator(LAST)).to_have_text(line)
     return total, int(m.group("score"))
 
 

@@ -140,7 +140,7 @@ def test_a_running_game_is_watched_without_a_name_and_everyone_sees_the_watcher_
     expect(page.get_by_test_id("player")).to_have_count(2)
     expect(page.locator("#countdown")).to_be_visible()
     expect(page.get_by_test_id("unseen-total")).to_be_attached()
-    expect(page.locator("[data-testid=journal] li").first).to_be_attached()
+    expect(page.get_by_test_id("sheet")).to_be_attached()  # the journal, as a score sheet (issue 12)
     for hidden in ("#rack", "#btn-submit", "#btn-shuffle", "#btn-direction", "#btn-swap", "#btn-pass"):
         expect(page.locator(hidden)).to_have_count(0)
     expect(page.get_by_test_id("reserve")).to_have_count(0)

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from e2e_plan import Planner, features, unknown_play
-from e2e_ui import SEED, Player, Relay, best, last_journal_line, pick_table, place_and_submit, seat
+from e2e_ui import LAST, SEED, Player, Relay, best, last_journal_line, pick_table, place_and_submit, seat
 from playwright.sync_api import expect
 
 import engine
@@ -72,7 +72,7 @@ def test_unknown_word_refused_reserve_spent_then_refilled(
     t_first = time.monotonic()
     turn_banner(bob, "Bob")
     turn_banner(alice, "Bob")
-    expect(alice.page.locator("[data-testid=journal] li").first).to_have_text("Bob: play refused")
+    expect(alice.page.locator(LAST)).to_have_text("Bob: play refused")
     # Whole words in what Alice can read: a raw substring test on the page's HTML (scripts, styles, class
     # names) matched short refused words by chance. Frames themselves are scanned in tests/relay.
     seen = alice.page.inner_text("body")
@@ -133,8 +133,8 @@ def test_swap_and_pass_other_journal_shows_only_swap_count(
     alice.wait_my_turn()
     alice.swap(swap)
     st = planner.play(st, engine.Swap(swap), rng)
-    expect(bob.page.locator("[data-testid=journal] li").first).to_have_text("Alice swaps 3 tile(s)")
-    expect(alice.page.locator("[data-testid=journal] li").first).to_have_text("Alice swaps 3 tile(s)")
+    expect(bob.page.locator(LAST)).to_have_text("Alice swaps 3 tiles")
+    expect(alice.page.locator(LAST)).to_have_text("Alice swaps 3 tiles")
     expect(alice.page.locator("#rack [data-testid=rack-tile]")).to_have_count(7)
     assert sorted(alice.rack()) == sorted(st.seats[0].rack)
     bob.shot("40-after-swap-other-side")
@@ -153,7 +153,7 @@ def test_swap_and_pass_other_journal_shows_only_swap_count(
     bob.wait_my_turn()
     bob.pass_turn()
     for p in people:
-        expect(p.page.locator("[data-testid=journal] li").first).to_have_text("Bob passes")
+        expect(p.page.locator(LAST)).to_have_text("Bob passes")
     alice.wait_my_turn()
 
 
@@ -168,9 +168,7 @@ def test_turn_timeout_passes_and_closed_page_waits_only_grace_then_rejoin(
     link = bob.table_url()
     # Alice lets her 30 s run out: the table passes for her.
     t0 = time.monotonic()
-    expect(bob.page.locator("[data-testid=journal] li").first).to_have_text(
-        "The table passes for Alice (time up)", timeout=40_000
-    )
+    expect(bob.page.locator(LAST)).to_have_text("The table passes for Alice (time up)", timeout=40_000)
     waited = time.monotonic() - t0
     assert 25 <= waited <= 36, waited
     st = planner.play(st, engine.Pass())
@@ -180,9 +178,7 @@ def test_turn_timeout_passes_and_closed_page_waits_only_grace_then_rejoin(
     # Bob closes his page while on turn: the table waits only the grace (4 s here), not his 30 s.
     t0 = time.monotonic()
     bob.page.close()
-    expect(alice.page.locator("[data-testid=journal] li").first).to_have_text(
-        "The table passes for Bob (time up)", timeout=20_000
-    )
+    expect(alice.page.locator(LAST)).to_have_text("The table passes for Bob (time up)", timeout=20_000)
     waited = time.monotonic() - t0
     assert waited < 12, f"waited {waited:.1f} s for a player gone on turn (grace 4 s)"
     alice.shot("50-grace-timeout")
@@ -243,9 +239,7 @@ def test_keyboard_only_play(players: Any, relay: Relay, planner: Planner) -> Non
     page.keyboard.press("Enter")
     word = "".join(t.letter for t in move.tiles)
     for p in people:
-        expect(p.page.locator("[data-testid=journal] li").first).to_have_text(
-            re.compile(rf"^Alice: {word}.* \(\+{f['total']}\)$")
-        )
+        expect(p.page.locator(LAST)).to_have_text(re.compile(rf"^Alice: {word}.* \(\+{f['total']}\)$"))
     turn_banner(bob, "Bob")
     assert last_journal_line(alice).startswith("Alice: ")
 
@@ -294,8 +288,8 @@ def test_keyboard_only_swap_and_pass_through_their_dialogs(players: Any, relay: 
     _tab_to(page, "#swap-dialog #dialog-confirm")
     page.keyboard.press("Enter")
     for p in people:
-        expect(p.page.locator("[data-testid=journal] li").first).to_contain_text("Alice")
-        expect(p.page.locator("[data-testid=journal] li").first).to_contain_text("2")
+        expect(p.page.locator(LAST)).to_contain_text("Alice")
+        expect(p.page.locator(LAST)).to_contain_text("2")
     turn_banner(bob, "Bob")
     page = bob.page
     _tab_to(page, "#btn-pass")

@@ -22,6 +22,7 @@ from typing import Any
 from aiohttp import web
 
 import engine
+from relay import chat
 from relay.botdriver import BotDriver, load_default_driver
 from relay.config import Config
 from relay.guard import MAX_BODY, Guard, guard_middleware, raise_nofile, serve
@@ -625,6 +626,9 @@ async def dispatch(
     if m.type == "resync":
         async with table.lock:
             referee.snapshot(table, conn)
+        return []
+    if m.type == "chat":
+        await chat.post(referee, table, conn, m.id, m.text, m.name)
         return []
     if m.type == "rematch":
         try:

@@ -15,6 +15,7 @@ from typing import Any, Final
 MAX_ID = 64
 MAX_NAME = 100
 MAX_TOKEN = 128
+MAX_CHAT_FRAME_TEXT = 2000  # beyond: bad_message; the chat's own limit (200 characters) is chat_too_long
 LEVELS: Final = ("beginner", "easy", "medium", "strong", "expert")
 _SQUARE_RE: Final = re.compile(r"[A-Za-z][0-9]{1,2}")
 _RACK_RE: Final = re.compile(r"[A-Za-z?]{1,7}")
@@ -53,6 +54,7 @@ class ClientMessage:
     tiles: tuple[TileIn, ...] = ()
     swap: str = ""
     since: int | None = None
+    text: str = ""  # chat
     seat: int | None = None
 
 
@@ -70,6 +72,7 @@ _SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "resync": (frozenset(), frozenset({"since"})),
     "ping": (frozenset(), frozenset()),
     "rematch": (frozenset(), frozenset()),
+    "chat": (frozenset({"text"}), frozenset({"name"})),
     "analyse": (frozenset(), frozenset()),
 }
 CLIENT_TYPES: Final = frozenset(_SCHEMA)
@@ -168,6 +171,11 @@ def parse_frame(text: str) -> ClientMessage:
         if since is not None and (bad_type or not 0 <= since < 2**53):
             raise _bad("since", "must be a non-negative integer", msg_id)
         return ClientMessage(kind, msg_id, since=since)
+    if kind == "chat":
+        # Only the shape here; length, content and who may speak are relay/chat.py's (chat_* codes).
+        text = _str(obj, "text", MAX_CHAT_FRAME_TEXT, msg_id)
+        name = _str(obj, "name", MAX_NAME, msg_id) if obj.get("name") is not None else None
+        return ClientMessage(kind, msg_id, text=text, name=name)
     return ClientMessage(kind, msg_id)
 
 

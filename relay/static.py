@@ -20,6 +20,7 @@ MIME: Final[dict[str, str]] = {
     ".json": "application/json",
     ".map": "application/json",
     ".wasm": "application/wasm",
+    ".wav": "audio/wav",
     ".py": "text/x-python; charset=utf-8",
     ".toml": "application/toml",
     ".txt": "text/plain; charset=utf-8",

@@ -47,6 +47,16 @@ CREATE TABLE IF NOT EXISTS rematches (
     created_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS rematches_new ON rematches(new_id);
+CREATE TABLE IF NOT EXISTS chat (
+    id INTEGER PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    seat INTEGER,
+    name TEXT,
+    body TEXT NOT NULL,
+    at_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_table ON chat(table_id, channel, id);
 """
 
 # Versioned schema. SCHEMA above is version 1, the baseline: written IF NOT EXISTS and run at every open, so a
@@ -88,6 +98,16 @@ class EventRow:
     seq: int
     body: dict[str, Any]
     token_hash: str | None
+
+
+@dataclass(frozen=True)
+class ChatRow:
+    id: int
+    channel: str
+    seat: int | None
+    name: str | None
+    text: str
+    at_ms: int
 
 
 class Store:
@@ -243,6 +263,26 @@ class Store:
         """The link that created ``new_id`` as a rematch, if it was one."""
         row = self._db.execute(_REMATCH_SELECT + " WHERE new_id = ?", (new_id,)).fetchone()
         return _rematch_row(row) if row else None
+
+    # -- table chat (relay/chat.py): beside the journal, never in it (a message changes no game state)
+    def add_chat(
+        self, table_id: str, channel: str, seat: int | None, name: str | None, text: str, at_ms: int
+    ) -> int:
+        """Keep one chat message; returns its id (increasing). Raises sqlite3.Error on I/O failure."""
+        cur = self._db.execute(
+            "INSERT INTO chat (table_id, channel, seat, name, body, at_ms) VALUES (?, ?, ?, ?, ?, ?)",
+            (table_id, channel, seat, name, text, at_ms),
+        )
+        return int(cur.lastrowid or 0)
+
+    def chat(self, table_id: str, channel: str, limit: int) -> list[ChatRow]:
+        """The last ``limit`` messages of a table's channel, oldest first."""
+        rows = self._db.execute(
+            "SELECT id, channel, seat, name, body, at_ms FROM chat WHERE table_id = ? AND channel = ?"
+            " ORDER BY id DESC LIMIT ?",
+            (table_id, channel, limit),
+        ).fetchall()
+        return [ChatRow(int(r[0]), r[1], r[2], r[3], r[4], int(r[5])) for r in reversed(rows)]
 
     def events(self, table_id: str) -> list[EventRow]:
         rows = self._db.execute(

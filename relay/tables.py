@@ -116,7 +116,7 @@ class Conn:
     (it can rejoin and resync). No sender task per socket: thousands of them would cost memory.
     """
 
-    __slots__ = ("closing", "joined", "peer", "seat", "table", "ws")
+    __slots__ = ("chat_times", "closing", "joined", "peer", "seat", "table", "ws")
 
     def __init__(self, ws: Socket, peer: str) -> None:
         self.ws = ws
@@ -125,6 +125,7 @@ class Conn:
         self.joined = False
         self.table: Table | None = None
         self.closing = False
+        self.chat_times: Any = None  # relay/chat.py: this connection's recent message times
 
     def send(self, frame: str) -> None:
         """Send a frame now; a peer too slow to take its frames is closed with 4002."""
@@ -824,6 +825,9 @@ class Referee:
             )
         )
         self.snapshot(table, conn)
+        from relay.chat import send_history  # here: relay.chat builds on this module
+
+        send_history(self, table, conn)
 
     def watchers_changed(self, table: Table) -> None:
         """Tell every connection how many watch, when that number changed since it was last told."""

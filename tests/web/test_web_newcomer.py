@@ -258,8 +258,9 @@ def test_every_screen_has_exactly_one_h1_that_can_take_the_focus() -> None:
 
 
 def test_the_scrolling_journal_can_be_reached_by_keyboard() -> None:
-    ol = next(a for t, a in tags(render.journal(seated(0), EN)) if t == "ol")
-    assert ol["tabindex"] == "0" and ol["aria-label"]
+    # The journal is the score sheet (issue 12): its scrolling region takes the focus.
+    region = next(a for t, a in tags(render.journal(seated(0), EN)) if a.get("data-testid") == "sheet-region")
+    assert region["tabindex"] == "0" and region["aria-label"]
 
 
 # -- help ---------------------------------------------------------------------------------------------
@@ -317,9 +318,18 @@ def test_the_journal_names_a_removed_computer_player_and_renumbered_seats_as_the
     state, _ = run(state, e.Leave(2))  # seat 0 removed the computer player
     state, _ = run(state, e.Leave(0))  # then Alice left: Bob is seat 0 now
     state, _ = run(state, e.Join("Carol"))
-    lines = render.journal(seated(0, state), EN)
-    assert "Robot 1 leaves" in lines and "Alice leaves" in lines and "? " not in lines
-    assert lines.index("Carol sits down") < lines.index("Alice leaves")  # newest first
+    # Each event's line names the seat as it was then (render.journal_line with names_at_each_event).
+    events = state.events
+    view = e.view(state, 0, now_ms=0)
+    names = {int(x["seat"]): str(x["name"]) for x in view["seats"]}
+    then = render.names_at_each_event(view["journal"], names)
+    lines = [render.journal_line(ev, t, EN, 0) for ev, t in zip(view["journal"], then, strict=True)]
+    assert len(lines) == len(events)
+    assert "Robot 1 leaves" in lines and "Alice leaves" in lines
+    assert not any(x.startswith("? ") for x in lines)
+    # The score sheet (issue 12) lists turns only: seating is not a row, and its columns are today's seats.
+    sheet = render.journal(seated(0, state), EN)
+    assert "leaves" not in sheet and "Bob: 0" in sheet and "Carol: 0" in sheet
 
 
 def test_a_link_typed_in_join_by_link_survives_a_re_render_of_the_home_screen() -> None:

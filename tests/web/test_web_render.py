@@ -127,8 +127,8 @@ def test_the_journal_shows_swaps_as_a_count_and_passes_on_time() -> None:
     ui.enter_table("t1")
     ui.on_frame(snapshot(state, 1), T0)
     html = render.journal(ui, EN)
-    assert "P0 swaps 3 tile(s)" in html
-    assert "The table passes for P1 (time up)" in html
+    assert "swap 3" in html
+    assert "time up (pass)" in html
 
 
 def test_the_end_screen_shows_a_tie_as_a_shared_win_with_racks_face_up() -> None:
@@ -185,7 +185,7 @@ def test_the_turn_is_announced_to_screen_readers_only_when_it_changes() -> None:
         },
         T0,
     )
-    assert render.announce(ui, EN) == "Your turn"
+    assert render.announce(ui, EN) == "P0 passes. Your turn"  # the turn before is said first (issue 12)
 
 
 def test_turn_times_read_naturally_in_each_language() -> None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from app import chat, follow
 from app.analysis import analysis_panel
 from app.i18n import Translator
 from app.screens import duration as _duration  # noqa: F401  (re-exported: tests, older callers)
@@ -27,14 +28,14 @@ from app.screens import (  # noqa: F401  (home, invite, name_error, table_list: 
     table_list,
     watchers_text,
 )
+from app.sheet import last_placement
 from app.state import LEVELS, UiState
 from app.timing import effective_deadline, format_countdown, remaining_ms, reserve_now, seconds_until
 from app.unseen import unseen_counts, unseen_total
-from engine.variants import BLANK, Kind, get_variant
+from engine.variants import BLANK, Kind
 
 SEL = ' aria-selected="true"'
 ON_TURN = ' class="on-turn"'
-WIN = ' class="winner"'
 BOARD_SLOT = 'id="t-board" class="board-wrap">'
 KIND_CODE = {
     Kind.WORD2: "word2",
@@ -67,7 +68,8 @@ def _presence(state: UiState, tr: Translator, seat: Mapping[str, Any]) -> tuple[
     return "bad", f"○ {tr.t('disconnected')}"
 
 
-def shell_header(state: UiState, tr: Translator) -> str:
+def shell_header(state: UiState, tr: Translator, extra: str = "") -> str:
+    """``extra``: controls of the glue's own (the turn sound toggle), before the language switch."""
     other = "en" if tr.lang == "fr" else "fr"
     if state.conn == "online":
         conn = f'<span class="conn ok" data-testid="conn-state">● {_e(tr.t("connected"))}</span>'
@@ -77,7 +79,7 @@ def shell_header(state: UiState, tr: Translator) -> str:
         conn = ""
     return (
         f'<a class="brand" href="/" id="home-link" data-act="home">{_e(tr.t("app_title"))}</a>'
-        f'<span class="tagline">{_e(tr.t("tagline"))}</span>{conn}'
+        f'<span class="tagline">{_e(tr.t("tagline"))}</span>{conn}{extra}'
         f'<a class="rules-link" id="rules-link" href="rules.{tr.lang}.html" target="_blank" rel="noopener">'
         f"{_e(tr.t('rules'))}</a>"
         f'<button type="button" id="lang-switch" data-act="lang" data-arg="{other}" lang="{other}" '
@@ -191,6 +193,7 @@ def table_skeleton(tr: Translator) -> str:
         '<aside class="col-side">'
         '<div id="t-preview" class="preview card" aria-live="polite" data-testid="preview"></div>'
         '<div id="t-players" class="card players-card"></div>'
+        + drawer("d-chat", tr.t("chat"), chat.panel())
         # Secondary panels are drawers: folded on a phone, opened by the page on a wide screen.
         + drawer("d-journal", tr.t("journal"), '<div id="t-journal"></div>')
         + drawer("d-unseen", tr.t("unseen"), '<div id="t-unseen"></div>')
@@ -268,6 +271,7 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
         for w in prev["breakdown"].get("words", ()):
             placed_words.update(w.get("squares", ()))
     cells: dict[str, str] = {}
+    last = last_placement(state.view)
     for i, sq in enumerate(variant.names):
         if only is not None and sq not in only:
             continue
@@ -324,6 +328,9 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
             label = ", ".join(x for x in (state_txt, sq, label_kind) if x)
         else:
             label = ", ".join(x for x in (shown, sq, label_kind, state_txt) if x)
+        if sq in last:  # outlined and marked in CSS too: not colour alone
+            classes.append("last-move")
+            label += ", " + tr.t("sq_last_move")
         cells[sq] = (
             f'<div class="{" ".join(classes)}" id="sq-{sq}" data-sq="{sq}" role="gridcell" '
             f'aria-label="{_e(label)}"{SEL if sq == state.cursor else ""}>{inner}</div>'
@@ -515,6 +522,7 @@ def status(state: UiState, tr: Translator, server_now: int) -> str:
         f'id="countdown" data-testid="countdown">{_e(tr.t("time_short"))} {_e(shown)}</span>'
         f'<span class="bag" data-testid="bag">{_e(tr.t("bag_n", n=v.get("bag_size", "?")))}</span>'
         f"{watching}{reserve_html}"
+        f"{follow.last_action(v, tr, state.seat)}"
     )
 
 
@@ -523,11 +531,13 @@ def announce(state: UiState, tr: Translator) -> str:
     v = state.view or {}
     if v.get("status") != "playing":
         return ""
+    before = follow.last_action_text(v, tr, state.seat)
+    before = _e(before) + ". " if before else ""
     if state.my_turn:
-        return _e(tr.t("your_turn"))
+        return before + _e(tr.t("your_turn"))
     names = {int(s.get("seat", -1)): str(s.get("name", "?")) for s in v.get("seats") or []}
     turn = v.get("turn")
-    return _e(tr.t("turn_of", name=names.get(turn if isinstance(turn, int) else -1, "?")))
+    return before + _e(tr.t("turn_of", name=names.get(turn if isinstance(turn, int) else -1, "?")))
 
 
 def players(state: UiState, tr: Translator) -> str:
@@ -592,23 +602,8 @@ def journal_line(ev: Mapping[str, Any], names: Mapping[int, str], tr: Translator
 
 
 def journal(state: UiState, tr: Translator) -> str:
-    v = state.view or {}
-    names = {int(s.get("seat", -1)): str(s.get("name", "?")) for s in v.get("seats") or []}
-    journal_events = v.get("journal") or []
-    # Before the start a seat may leave (or seat 0 remove a computer player): name it as it was then.
-    at_the_time = names_at_each_event(journal_events, names)
-    lines = [
-        f'<li class="j-{_e(str(ev.get("type", "")).lower())}">'
-        f"{_e(journal_line(ev, then, tr, state.seat))}</li>"
-        for ev, then in reversed(list(zip(journal_events, at_the_time, strict=True)))
-        if ev.get("type") not in ("table_created",)
-    ]
-    return (
-        f"<h2>{_e(tr.t('journal'))}</h2>"
-        # Focusable: it scrolls, and a keyboard user must be able to scroll it.
-        f'<ol class="journal" reversed data-testid="journal" tabindex="0" '
-        f'aria-label="{_attr_t(tr, "journal_label")}">{"".join(lines)}</ol>'
-    )
+    """The journal, as a score sheet (app.follow): one row per turn, the seat's own refused tries apart."""
+    return follow.score_sheet(state.view, tr, state.seat)
 
 
 def unseen(state: UiState, tr: Translator) -> str:
@@ -692,55 +687,35 @@ def _modal(
 
 
 # -- end --------------------------------------------------------------------------------------------------
-def _per_seat(value: Any, seat: int) -> Any:
-    if isinstance(value, list):
-        return value[seat] if 0 <= seat < len(value) else None
-    if isinstance(value, dict):
-        return value.get(str(seat), value.get(seat))
-    return None
-
-
-def end(state: UiState, tr: Translator, gcg_url: str) -> str:
+def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> str:
     v = state.view or {}
     result = v.get("result") or {}
-    seats = v.get("seats") or []
-    winners = set(result.get("winners") or [])
-    variant = get_variant(str(v.get("variant", "lexio")))
-    rows = []
-    for s in seats:
-        seat = int(s.get("seat", -1))
-        adj = _per_seat(result.get("adjustments"), seat)
-        score = _per_seat(result.get("scores"), seat)
-        rack = _per_seat(result.get("racks"), seat) or s.get("rack") or ""
-        tiles = "".join(_tile_html(c, variant.values.get(c, 0), c == BLANK) for c in str(rack))
-        adj_txt = f"{int(adj):+d}" if isinstance(adj, int) else ""
-        win = seat in winners
-        rows.append(
-            f'<tr data-testid="final-row"{WIN if win else ""}><th scope="row">{"★ " if win else ""}'
-            f'{_e(seat_name(tr, s))}</th><td class="num" data-testid="final-score">'
-            f"{_e(score if score is not None else s.get('score', 0))}</td>"
-            f'<td class="num">{_e(tr.t("adjustment", n=adj_txt)) if adj_txt else ""}</td>'
-            # The cell stays a table cell (its border in line); the tiles' flex row is inside it.
-            f'<td><span class="rack-face">{tiles}</span></td></tr>'
-        )
-    names = [str(s.get("name", "?")) for s in seats if int(s.get("seat", -1)) in winners]
-    win_txt = tr.t("winners_tie" if len(names) > 1 else "winner", names=", ".join(names)) if names else ""
     reason = result.get("reason")
     reason_txt = {"out": tr.t("end_reason_out"), "scoreless": tr.t("end_reason_passes")}.get(str(reason), "")
+    replay = (
+        f'<a class="button" id="replay-link" href="{_e(replay_url)}" data-act="replay" '
+        f'data-arg="{_e(state.table_id or "")}">{_e(tr.t("replay_link"))}</a>'
+        if replay_url
+        else ""
+    )
     return (
-        '<section class="end card" aria-labelledby="end-title">'
+        '<div class="end-screen"><section class="end card" aria-labelledby="end-title">'
         + h1("end-title", tr.t("game_over"))
-        + f'<p class="winner-line" data-testid="winners">{_e(win_txt)}</p>'
+        + f'<p class="winner-line" data-testid="winners">{_e(follow.winners_text(v, tr))}</p>'
         f'<p class="muted">{_e(reason_txt)}</p>'
+        '<div class="final-scroll">'
         f'<table class="final" data-testid="final-scores"><caption>{_e(tr.t("final_scores"))}</caption>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
+        f"{follow.final_rows(v, tr, _tile_html)}</table></div>"
         '<div class="actions">'
         f'<a class="button" id="download-gcg" href="{_e(gcg_url)}" download="lexio.gcg">'
-        f"{_e(tr.t('download_gcg'))}</a>"
+        f"{_e(tr.t('download_gcg'))}</a>{replay}"
         f"{_rematch_button(state, tr)}"
         f'<button type="button" id="back-home" data-act="home">{_e(tr.t("back_home"))}</button>'
         f"</div>{_rematch_offer(state, tr)}{analysis_panel(state, tr)}</section>"
-        f'<div class="end-journal card">{journal(state, tr)}</div>'
+        f'<section class="end-board card" aria-labelledby="final-board-title">'
+        f'<h2 id="final-board-title">{_e(tr.t("final_board"))}</h2>'
+        f"{board(state, tr)}</section>"
+        f'<div class="end-journal card">{journal(state, tr)}</div></div>'
     )
 
 

@@ -22,10 +22,11 @@ from typing import Any
 import js  # type: ignore[import-not-found]
 
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
-from app import render
+from app import chat, render, replay
 from app.analysis import request_analysis
 from app.i18n import Translator, pick_language
 from app.lobby import own_table_ids
+from app.signals import SOUND_KEY, TurnSignals, last_seconds_text, notify_button, sound_button
 from app.state import UiState
 from app.timing import NO_RECONNECT, should_reconnect
 from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
@@ -68,6 +69,11 @@ class App:
         self.state = UiState(lang=lang, rng=random.Random())
         self.state.name = self.storage.get("lexio:name", "")
         self.tr = Translator(lang)
+        self.signals = TurnSignals.from_storage(self.storage)
+        self.chat = chat.ChatState.from_storage(self.storage)
+        self.chat_key: tuple[Any, ...] = ()
+        self.replay: replay.ReplayState | None = None  # the replay viewer is open (/replay, /t/ID/replay)
+        self.notify_perm = str(boot.get("notify", "unsupported"))
         self.cache: dict[str, str] = {}
         self.cells: dict[str, str] = {}
         self.screen_key = ""
@@ -251,6 +257,9 @@ class App:
         """A table by its link: rejoin with the seat token this browser keeps; otherwise the table's
         invitation (who sits, who invites; join with a name, or watch), joined at once when ``auto``."""
         s = self.state
+        self.signals.forget()
+        self.chat.reset()
+        self.replay = None
         s.notice = None
         s.lobby.forget()
         s.enter_table(table, self.storage.get("lexio:" + table))
@@ -266,6 +275,8 @@ class App:
 
     def go_home(self) -> None:
         self.close_ws()
+        self.signals.forget()
+        self.replay = None
         self.state.leave_table()
         self.path = "/"
         self.patch["push"] = self.base + self.search
@@ -274,6 +285,11 @@ class App:
         self.spawn(self.refresh_mine())
 
     def route(self) -> None:
+        parts = self.path.strip("/").split("/")
+        if parts == ["replay"] or (len(parts) == 3 and parts[0] == "t" and parts[2] == "replay"):
+            self.open_replay(parts[1] if len(parts) == 3 else None)
+            return
+        self.replay = None
         if self.path.startswith("/t/") and len(self.path) > 3:
             self.open_table(self.path[3:].split("/")[0])
         else:
@@ -282,6 +298,52 @@ class App:
             self.render()
             self.spawn(self.refresh_tables())
             self.spawn(self.refresh_mine())
+
+    # -- replay viewer (app.replay): a GCG file, or a finished table's record -------------------------------
+    def open_replay(self, table: str | None) -> None:
+        self.close_ws()
+        self.state.leave_table()
+        self.signals.forget()
+        self.replay = replay.ReplayState(table=table, loading=table is not None)
+        if table is not None:
+            self.spawn(self.fetch_record(table))
+        self.render()
+
+    async def fetch_record(self, table: str) -> None:
+        status, data = await self.http("GET", f"/api/tables/{table}/gcg")
+        rs = self.replay
+        if rs is None or rs.table != table:
+            return  # left meanwhile
+        rs.loading = False
+        if status == 200 and isinstance(data, str):
+            rs.open_text(data)
+        else:
+            rs.problem = {409: "replay_not_finished", 404: "replay_no_table"}.get(status, "replay_network")
+        self.render()
+
+    def render_replay(self, key: str) -> None:
+        rs, tr = self.replay, self.tr
+        assert rs is not None
+        if key != self.screen_key:
+            self.write("main", replay.frame(rs, tr))
+
+        def board_html(view: dict[str, Any]) -> str:
+            ui = UiState(lang=tr.lang)
+            ui.view = view
+            return render.board(ui, tr)
+
+        for region, html in replay.regions(rs, tr, board_html).items():
+            self.write(region, html)
+
+    def on_file(self, d: dict[str, Any]) -> None:
+        if self.replay is None or self.replay.table is not None:
+            return
+        if d.get("too_big"):
+            self.replay.open_text("x" * (replay.MAX_BYTES + 1), str(d.get("name") or ""))
+        else:
+            self.replay.open_text(str(d.get("text") or ""), str(d.get("name") or ""))
+        self.patch["focus"] = "replay"
+        self.render()
 
     # -- WebSocket ---------------------------------------------------------------------------------------
     def close_ws(self) -> None:
@@ -343,6 +405,10 @@ class App:
 
     def on_frame(self, frame: dict[str, Any]) -> None:
         s = self.state
+        if self.chat.on_frame(frame):  # a message, the history, or an answer to a chat frame
+            self.render_chat()
+            self.send_patch()
+            return
         s.on_frame(frame, local_now())
         if frame.get("type") == "welcome" and s.table_id and s.token:
             self.store("lexio:" + s.table_id, s.token)
@@ -378,15 +444,21 @@ class App:
     def render(self) -> None:
         s, tr = self.state, self.tr
         now = local_now()
-        self.write("hdr", render.shell_header(s, tr))
+        self.observe_turn(now)
+        # The turn's sound and notifications matter at a table only.
+        at_table = s.table_id is not None and self.replay is None
+        extra = sound_button(self.signals, tr) + notify_button(self.notify_perm, tr) if at_table else ""
+        self.write("hdr", render.shell_header(s, tr, extra))
         self.write("banner", render.banner(s, tr, now))
-        screen = s.screen
+        screen = "replay" if self.replay is not None else s.screen
         key = f"{screen}:{tr.lang}"
         if key != self.screen_key:
             self.cache = {k: v for k, v in self.cache.items() if k in ("hdr", "banner")}
             self.cells = {}
             self.side_for = None
-        if screen == "table":
+        if screen == "replay":
+            self.render_replay(key)
+        elif screen == "table":
             if key != self.screen_key:  # the skeleton depends on the language only
                 self.write("main", render.table_skeleton(tr))
             self.render_table(now)
@@ -395,9 +467,16 @@ class App:
         elif screen == "invite":
             self.write("main", render.invite(s, tr))
         elif screen == "waiting":
-            self.write("main", render.waiting(s, tr, self.share_link()))
+            self.write("main", render.waiting(s, tr, self.share_link()) + chat.skeleton(tr))
         else:
-            self.write("main", render.end(s, tr, f"{self.relay}/api/tables/{s.table_id}/gcg"))
+            gcg = f"{self.relay}/api/tables/{s.table_id}/gcg"
+            replay_url = f"{self.base}t/{s.table_id}/replay{self.search}"
+            self.write("main", render.end(s, tr, gcg, replay_url) + chat.skeleton(tr))
+        if screen in ("table", "waiting", "end"):
+            if "main" in self.patch.get("r", {}):  # the chat's regions were written afresh, empty
+                for region in chat.REGIONS:
+                    self.cache.pop(region, None)
+            self.render_chat()
         if screen in ("home", "invite"):
             # Also written alone while the name is typed: keep the region's cache true to the page.
             self.write("name-error", render.name_error(s, tr))
@@ -433,7 +512,7 @@ class App:
         self.hot, self.board_key = hot, board_key
         self.write("t-rack", render.rack_area(s, tr))
         self.write("t-preview", render.preview(s, tr))
-        self.write("t-announce", render.announce(s, tr))
+        self.write("t-announce", self.announce_html())
         self.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
         side_key = (s.conn, dict(s.presence))
         if s.view is not self.side_for or tr is not self.side_tr or side_key != self.side_presence:
@@ -444,9 +523,40 @@ class App:
             self.write("t-unseen", render.unseen(s, tr))
             self.write("t-journal", render.journal(s, tr))
 
+    def render_chat(self) -> None:
+        s, tr = self.state, self.tr
+        if s.screen not in ("table", "waiting", "end") or self.replay is not None:
+            return
+        seats = (s.view or {}).get("seats") or ()
+        me = next((str(x.get("name")) for x in seats if x.get("seat") == s.seat), None)
+        key = (self.chat.rev, tr.lang, s.seat, me)
+        if key == self.chat_key and all(r in self.cache for r in chat.REGIONS):
+            return  # nothing changed (a keystroke on the board does not touch the chat)
+        self.chat_key = key
+        self.write("t-chat-log", chat.log(self.chat, tr, seated=s.seat is not None, me=me))
+        self.write("t-chat-form", chat.form(self.chat, tr, seated=s.seat is not None))
+
+    def observe_turn(self, now: int) -> None:
+        """The turn's signals (app.signals): title, sound, notification; the last seconds' warning."""
+        s = self.state
+        sig = self.signals.observe(s, self.tr, s.clock_sync.server_now(now))
+        if sig.title is not None:
+            self.patch["title"] = sig.title
+        if sig.sound:
+            self.patch["sound"] = 1
+        if sig.notify is not None:
+            self.patch["notify"] = list(sig.notify)
+        if sig.last_seconds and s.screen == "table":
+            self.write("t-announce", self.announce_html())
+
+    def announce_html(self) -> str:
+        html = render.announce(self.state, self.tr)
+        return html + (" " + last_seconds_text(self.tr) if self.signals.warning else "")
+
     def tick(self) -> None:
         s = self.state
         now = local_now()
+        self.observe_turn(now)
         if s.screen == "table":
             self.write("t-status", render.status(s, self.tr, s.clock_sync.server_now(now)))
         if s.conn == "offline":
@@ -507,6 +617,8 @@ class App:
                 self.on_key(d)
             elif kind == "bind":
                 self.on_bind(d)
+            elif kind == "file":
+                self.on_file(d)
             elif kind == "drop":
                 self.on_drop(d)
             elif kind == "focus":
@@ -548,6 +660,26 @@ class App:
         elif act == "home":
             self.go_home()
             return
+        elif act == "replay-go" and arg is not None and self.replay is not None:
+            self.replay.go(int(arg))
+        elif act == "replay" and arg:
+            self.path = f"/t/{arg}/replay"
+            self.patch["push"] = f"{self.base}t/{arg}/replay{self.search}"
+            self.open_replay(arg)
+            return
+        elif act == "chat-send":
+            watcher = s.name.strip() if s.seat is None and s.valid_name() else None
+            frame = self.chat.compose(watcher)
+            if frame is not None:
+                s.outbox.append(frame)  # not awaited like a move: the rack's buttons stay as they are
+        elif act == "chat-mute" and arg:
+            self.store(chat.MUTE_KEY, self.chat.toggle_mute(arg))
+        elif act == "chat-watchers":
+            self.store(chat.WATCHERS_KEY, self.chat.toggle_watchers())
+        elif act == "sound":
+            self.store(SOUND_KEY, self.signals.toggle_sound())
+        elif act == "notify-perm" and arg:
+            self.notify_perm = arg  # the page asked the browser (a click there); here is its answer
         elif act == "refresh":
             self.spawn(self.refresh_tables())
         elif act == "create":
@@ -648,6 +780,15 @@ class App:
                 self.store("lexio:name", s.name.strip())
             self.send_patch()
             return  # no re-render while typing (keeps the caret)
+        if bind == "replay-step" and self.replay is not None:
+            self.replay.go(int(value or 0))
+            # The slider shows this step already: its region is not re-rendered under the pointer.
+            self.cache["replay-slider-box"] = replay.slider(self.replay, self.tr)
+            self.render()
+            return
+        if bind == "chat":
+            self.chat.draft = value  # no re-render while typing (keeps the caret)
+            return
         if bind == "link":
             s.lobby.link = value
             return  # no re-render while typing (keeps the caret)
@@ -661,6 +802,10 @@ class App:
     def on_key(self, d: dict[str, Any]) -> None:
         s = self.state
         key = str(d.get("key", ""))
+        if self.replay is not None:
+            if self.replay.key(key):
+                self.render()
+            return
         used: list[bool] = []
         had_dialog = s.dialog
         self.timed(lambda: used.append(s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl")))))
