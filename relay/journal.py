@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
-from relay.store import EventRow, RematchRow, Store, TableRow
+from relay.store import ChatRow, EventRow, RematchRow, Store, TableRow
 
 if TYPE_CHECKING:
     from relay.config import Config
@@ -73,6 +73,12 @@ class Journal(Protocol):
     def rematch_into(self, new_id: str) -> RematchRow | None: ...
 
     def events(self, table_id: str) -> list[EventRow]: ...
+
+    def add_chat(
+        self, table_id: str, channel: str, seat: int | None, name: str | None, text: str, at_ms: int
+    ) -> int: ...
+
+    def chat(self, table_id: str, channel: str, limit: int) -> list[ChatRow]: ...
 
 
 def is_postgres_url(target: str) -> bool:

@@ -110,6 +110,7 @@ async def test_exporting_into_a_database_that_holds_a_journal_is_refused_and_cha
     db = tmp_path / "j.sqlite3"
     store = Store(db)
     store.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"type": "x"}])
+    chat_ids = [store.add_chat("t1", "seats", 0, "Zoé", f"m{i}", i) for i in range(3)]
     store.close()
     assert lexio(["export-journal", "--from", str(db), "--to", pg_url]) == 0
     capsys.readouterr()
@@ -120,6 +121,11 @@ async def test_exporting_into_a_database_that_holds_a_journal_is_refused_and_cha
     try:
         assert [r.body for r in pg.events("t1")] == [{"type": "x"}]
         assert len(pg.tables(unfinished=False)) == 1
+        # Chat beside the journal is copied with its ids, and new messages get larger ones.
+        assert [(r.id, r.text) for r in pg.chat("t1", "seats", 10)] == [
+            (i, f"m{n}") for n, i in enumerate(chat_ids)
+        ]
+        assert pg.add_chat("t1", "seats", 0, "Zoé", "after", 9) > max(chat_ids)
     finally:
         pg.close()
 

@@ -116,6 +116,20 @@ def test_a_seq_cannot_be_journaled_twice_and_a_failed_append_writes_nothing(open
     assert [r.seq for r in store.events("t1")] == [1, 2, 3, 4]
 
 
+def test_chat_is_kept_beside_the_journal_per_channel_with_increasing_ids(open_store: Opener) -> None:
+    store = open_store()
+    ids = [store.add_chat("t1", "seats", i % 2, f"P{i}", f"salut {i} é", 10 + i) for i in range(5)]
+    store.add_chat("t1", "watchers", None, None, "vu", 20)
+    store.add_chat("t2", "seats", 0, "Zoé", "autre table", 21)
+    assert ids == sorted(ids) and len(set(ids)) == 5
+    last = open_store().chat("t1", "seats", 3)
+    assert [(r.text, r.seat, r.name, r.at_ms) for r in last] == [
+        ("salut 2 é", 0, "P2", 12), ("salut 3 é", 1, "P3", 13), ("salut 4 é", 0, "P4", 14),
+    ]  # fmt: skip
+    assert [r.text for r in store.chat("t1", "watchers", 10)] == ["vu"]
+    assert [r.channel for r in store.chat("t2", "seats", 10)] == ["seats"]
+
+
 def test_unfinished_tables_leave_out_ended_and_abandoned_ones(open_store: Opener) -> None:
     store = open_store()
     for i, status in enumerate(["waiting", "playing", "ended", "abandoned"]):
