@@ -35,6 +35,9 @@ def address_key(address: str) -> str:
     return str(ip)
 
 
+_SLACK = 1e-6
+
+
 class Budget:
     """``burst`` uses at once per key, then one every ``1 / per_second`` seconds. Times are
     ``time.monotonic()`` seconds."""
@@ -55,11 +58,13 @@ class Budget:
 
     def available(self, key: str, now: float) -> bool:
         """Whether ``key`` may use the budget now (nothing is consumed)."""
-        return self._full_at.get(key, now) - now <= self.tolerance
+        # A microsecond of slack: the full-again time is a sum of many float intervals, and a use due
+        # exactly now must not be refused for the rounding of that sum.
+        return self._full_at.get(key, now) - now <= self.tolerance + _SLACK
 
     def wait(self, key: str, now: float) -> float:
         """Seconds until ``key`` may use the budget again (0: now)."""
-        return max(0.0, self._full_at.get(key, now) - now - self.tolerance)
+        return max(0.0, self._full_at.get(key, now) - now - self.tolerance - _SLACK)
 
     def charge(self, key: str, now: float) -> None:
         """Consume one use, allowed or not (the thing it pays for already happened)."""
