@@ -31,6 +31,8 @@ from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, TextMessage
 from wsproto.utilities import LocalProtocolError, generate_accept_token
 
+from relay.memory import Trimmer
+
 log = logging.getLogger("lexio.relay")
 
 CLOSE_NORMAL: Final = 1000
@@ -48,6 +50,33 @@ WRITE_HIGH_WATER: Final = 64 * 1024
 KERNEL_SEND_BUFFER: Final = 32 * 1024
 # Default cap on what one peer may leave unread (transport buffer + queue) before it is closed as too slow.
 OUTPUT_CAP: Final = 256 * 1024
+
+# Text frames encoded lately, by the identity of their text: a broadcast hands the same ``str`` to every
+# recipient, which then share one bytes object (in their queues too) instead of one copy each.
+_ENCODED_SLOTS: Final = 4
+_encoded: list[tuple[str, bytes]] = []
+
+
+def encode_text(text: str) -> bytes:
+    """The unmasked, unfragmented RFC 6455 text frame carrying ``text`` (what a server sends); the same
+    bytes object for the same ``str`` object while it is among the last few encoded."""
+    for entry in _encoded:
+        if entry[0] is text:
+            return entry[1]
+    payload = text.encode("utf-8")
+    n = len(payload)
+    if n < 126:
+        head = bytes((0x81, n))
+    elif n < 1 << 16:
+        head = bytes((0x81, 126)) + n.to_bytes(2, "big")
+    else:
+        head = bytes((0x81, 127)) + n.to_bytes(8, "big")
+    data = head + payload
+    if n >= 126:  # small frames cost less to encode again than to look up
+        _encoded.insert(0, (text, data))
+        del _encoded[_ENCODED_SLOTS:]
+    return data
+
 
 BINARY: Final = b""
 """Stands for a binary message in :meth:`Session.frame` (the game takes text only)."""
@@ -107,6 +136,7 @@ class WebSocket(asyncio.Protocol):
 
     __slots__ = (
         "_abort_timer",
+        "_backlog",
         "_conn",
         "_done",
         "_draining",
@@ -137,6 +167,8 @@ class WebSocket(asyncio.Protocol):
         # Frames waiting while the transport is above its high-water mark (None: writing directly).
         self._out: deque[bytes] | None = None
         self._out_size = 0
+        # Whether frames ever queued here (the peer lagged): its memory is worth giving back once it goes.
+        self._backlog = False
         # Called once when the TCP connection is gone (the connection guard's count).
         self.on_lost: Callable[[], None] | None = None
         self.transport: asyncio.Transport | None = None
@@ -310,6 +342,8 @@ class WebSocket(asyncio.Protocol):
             self._abort_timer.cancel()
             self._abort_timer = None
         self._hub.discard(self)
+        if self._backlog:
+            self._hub.trimmer.released()
         if self._done is not None and not self._done.done():
             self._done.set_result(None)
         self._push(None)
@@ -335,6 +369,7 @@ class WebSocket(asyncio.Protocol):
 
     def pause_writing(self) -> None:
         """The transport holds :data:`WRITE_HIGH_WATER` for the peer: queue further frames."""
+        self._backlog = True
         if self._out is None:
             self._out = deque()
 
@@ -356,9 +391,20 @@ class WebSocket(asyncio.Protocol):
         self._out_size = 0
 
     def send_text(self, text: str) -> None:
-        """Send one text message now (nothing once a close frame went out)."""
-        if not self.close_sent:
-            self._send(TextMessage(data=text))
+        """Send one text message now (nothing once a close frame went out). The frame is encoded here
+        (:func:`encode_text`, shared by the recipients of one broadcast), not by wsproto, which would
+        build a copy per socket."""
+        transport = self.transport
+        if self.close_sent or transport is None or transport.is_closing():
+            return
+        if self._conn.state is not ConnectionState.OPEN:
+            return  # closing: wsproto would refuse a message now
+        data = encode_text(text)
+        if self._out is not None:
+            self._out.append(data)
+            self._out_size += len(data)
+        else:
+            transport.write(data)
 
     def ping(self, now: float) -> None:
         """Send a heartbeat ping (``now``: ``time.monotonic()``); any data from the peer answers it."""
@@ -463,6 +509,8 @@ class Hub:
     def __init__(self, heartbeat: float = 30.0) -> None:
         self.heartbeat = heartbeat
         self.sockets: set[WebSocket] = set()
+        # Gives the memory of sockets that lagged back to the OS once they are gone (relay.memory).
+        self.trimmer = Trimmer()
         self._task: asyncio.Task[None] | None = None
 
     def __len__(self) -> int:
@@ -503,6 +551,7 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        self.trimmer.cancel()
         closing: list[Awaitable[bool]] = [s.close(code=code, message=message) for s in list(self.sockets)]
         if closing:
             await asyncio.gather(*closing, return_exceptions=True)
