@@ -14,19 +14,12 @@ import argparse
 import asyncio
 import itertools
 import json
-import os
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import aiohttp
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from relay.testing import RelayProcess  # noqa: E402
+from _relaybench import quantile, relay_process, report, short_lexicon, workdir
 
 NESTED = '{"type":"ping","id":"\\u0041","x":' + "[" * 328 + "]" * 328 + "}"
 
@@ -71,16 +64,8 @@ async def attacker(
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    tmp = Path(tempfile.mkdtemp(prefix="lexio-hostile-"))
-    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    (tmp / "short.txt").write_text("\n".join("".join(p) for p in itertools.product(letters, repeat=2)) + "\n")
-    relay = RelayProcess(
-        ["--db", str(tmp / "b.sqlite3"), "--lexicon", str(tmp / "short.txt"), "--static", str(tmp / "none")],
-        log=tmp / "relay.log",
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
-        start_timeout=15,
-    )
+    tmp = workdir("hostile")
+    relay = relay_process(tmp, ["--lexicon", str(short_lexicon(tmp, (2,)))], start_timeout=15)
     await relay.astart()
     try:
         async with aiohttp.ClientSession() as session:
@@ -101,22 +86,18 @@ async def main_async(args: argparse.Namespace) -> int:
         relay.stop()
     log = relay.log.read_text()
     errors = sum(1 for line in log.splitlines() if " ERROR " in line or "Traceback" in line)
-
-    def p99(xs: list[float]) -> float:
-        return sorted(xs)[min(len(xs) - 1, int(0.99 * len(xs)))]
-
-    print("# Lexio hostile-frame benchmark (bench/relay_hostile.py)")
-    print(f"# {args.attackers} sockets x {args.rate:g} nested frames/s for {args.seconds:g} s ({sent} sent)")
-    rows = [
-        ("ping_p50_quiet", round(statistics.median(quiet), 2), "ms"),
-        ("ping_p50_attacked", round(statistics.median(loud), 2), "ms"),
-        ("ping_p99_attacked", round(p99(loud), 2), "ms"),
-        ("hostile_frames", sent, "frames"),
-        ("relay_log", round(len(log.encode()) / 1024, 1), "KiB"),
-        ("relay_log_errors", errors, "ERROR or traceback lines"),
-    ]
-    for name, value, unit in rows:
-        print(f"{name}\t{value}\t{unit}")
+    report(
+        "Lexio hostile-frame benchmark (bench/relay_hostile.py)",
+        [f"{args.attackers} sockets x {args.rate:g} nested frames/s for {args.seconds:g} s ({sent} sent)"],
+        [
+            ("ping_p50_quiet", round(statistics.median(quiet), 2), "ms"),
+            ("ping_p50_attacked", round(statistics.median(loud), 2), "ms"),
+            ("ping_p99_attacked", round(quantile(loud, 0.99), 2), "ms"),
+            ("hostile_frames", sent, "frames"),
+            ("relay_log", round(len(log.encode()) / 1024, 1), "KiB"),
+            ("relay_log_errors", errors, "ERROR or traceback lines"),
+        ],
+    )
     return 0
 
 

@@ -9,6 +9,7 @@ Output: ``#`` lines, then ``name<TAB>value<TAB>unit`` lines.
 
     python bench/relay_slow_readers.py                          # 100 sockets, 12 resyncs/s each, 4 s
     python bench/relay_slow_readers.py --unlimited-resyncs
+    python bench/relay_slow_readers.py --events 80 --unlimited-resyncs --seconds 10 [--no-trim]
 """
 
 from __future__ import annotations
@@ -16,28 +17,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import itertools
 import json
 import os
 import socket
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import aiohttp
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from relay.testing import RelayProcess  # noqa: E402
-
-
-def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+from _relaybench import load_average, relay_process, report, rss_kib, short_lexicon, workdir
 
 
 def frame(payload: bytes) -> bytes:
@@ -124,20 +111,14 @@ async def play_with_a_bot(session: aiohttp.ClientSession, url: str, table_id: st
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    tmp = Path(tempfile.mkdtemp(prefix="lexio-slow-"))
-    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    words = ["".join(p) for n in (2, 3) for p in itertools.product(letters, repeat=n)]
-    (tmp / "short.txt").write_text("\n".join(words) + "\n")
+    tmp = workdir("slow")
     extra = ["--resync-burst", "1000000", "--resync-per-second", "1000000"] if args.unlimited_resyncs else []
     extra += ["--output-cap-kib", str(args.output_cap_kib)]
-    relay = RelayProcess(
+    relay = relay_process(
+        tmp,
         [
-            "--db",
-            str(tmp / "bench.sqlite3"),
             "--lexicon",
-            str(tmp / "short.txt"),
-            "--static",
-            str(tmp / "none"),
+            str(short_lexicon(tmp)),
             "--max-connections-per-address",
             "100000",
             "--max-pending-per-address",
@@ -146,9 +127,7 @@ async def main_async(args: argparse.Namespace) -> int:
             "0,0.01",
             *extra,
         ],
-        log=tmp / "relay.log",
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
+        env={"LEXIO_MALLOC_TRIM": "0"} if args.no_trim else None,
         start_timeout=15,
     )
     await relay.astart()
@@ -165,21 +144,23 @@ async def main_async(args: argparse.Namespace) -> int:
                 await ws.send_str(json.dumps({"type": "join", "name": name}))
                 players.append(ws)
             await asyncio.sleep(1)
-            base = rss_kb(pid)
+            base = rss_kib(pid)
             peak = base
             tasks = [
                 asyncio.ensure_future(non_reader(relay.port, table_id, args.rate, args.seconds))
                 for _ in range(args.sockets)
             ]
             while not all(t.done() for t in tasks):
-                peak = max(peak, rss_kb(pid))
+                peak = max(peak, rss_kib(pid))
                 await asyncio.sleep(0.1)
             socks = [t.result() for t in tasks]
             endings = await asyncio.gather(*(ending(s) for s in socks))
             for s in socks:
                 s.close()
             await asyncio.sleep(2)
-            after = rss_kb(pid)
+            after = rss_kib(pid)
+            await asyncio.sleep(args.settle)
+            settled = rss_kib(pid)
             async with session.get(relay.url + "/healthz") as resp:
                 sockets_after = (await resp.json())["sockets"]
             for ws in players:
@@ -189,22 +170,24 @@ async def main_async(args: argparse.Namespace) -> int:
     counts: dict[str, int] = {}
     for e in endings:
         counts[e] = counts.get(e, 0) + 1
-    print("# Lexio slow-reader benchmark (bench/relay_slow_readers.py)")
-    print(
-        f"# {args.sockets} sockets that never read, {args.rate:g} resyncs/s each for {args.seconds:g} s; "
-        f"resync limit {'lifted' if args.unlimited_resyncs else 'default (10, then 2/s)'}, "
-        f"output cap {args.output_cap_kib} KiB"
+    report(
+        "Lexio slow-reader benchmark (bench/relay_slow_readers.py)",
+        [
+            f"{args.sockets} sockets that never read, {args.rate:g} resyncs/s each for {args.seconds:g} s; "
+            f"resync limit {'lifted' if args.unlimited_resyncs else 'default (10, then 2/s)'}, "
+            f"output cap {args.output_cap_kib} KiB; malloc_trim {'off' if args.no_trim else 'on'}",
+            f"table journal: {journal} events before the sockets came; how they ended: {counts}",
+            f"load average {load_average()}",
+        ],
+        [
+            ("rss_base", round(base / 1024, 1), "MiB"),
+            ("rss_peak", round(peak / 1024, 1), "MiB"),
+            ("rss_after", round(after / 1024, 1), "MiB (2 s after they closed)"),
+            ("rss_settled", round(settled / 1024, 1), f"MiB ({2 + args.settle:g} s after they closed)"),
+            ("closed_4002", counts.get("4002", 0), "sockets"),
+            ("sockets_after", sockets_after, "game sockets left (the players still connected)"),
+        ],
     )
-    print(f"# table journal: {journal} events before the sockets came; how they ended: {counts}")
-    rows = [
-        ("rss_base", round(base / 1024, 1), "MiB"),
-        ("rss_peak", round(peak / 1024, 1), "MiB"),
-        ("rss_after", round(after / 1024, 1), "MiB (2 s after they closed)"),
-        ("closed_4002", counts.get("4002", 0), "sockets"),
-        ("sockets_after", sockets_after, "game sockets left (the players still connected)"),
-    ]
-    for name, value, unit in rows:
-        print(f"{name}\t{value}\t{unit}")
     return 0
 
 
@@ -219,6 +202,10 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--unlimited-resyncs", action="store_true")
     parser.add_argument("--output-cap-kib", type=int, default=256)
+    parser.add_argument(
+        "--no-trim", action="store_true", help="LEXIO_MALLOC_TRIM=0: the relay keeps freed heap pages"
+    )
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds before the last RSS reading")
     parser.add_argument(
         "--events",
         type=int,

@@ -18,7 +18,9 @@ ORDER = ["engine.py", "lexicon.py", "movegen.py", "relay_load.py", "soak.py", "b
 
 
 def scripts() -> list[Path]:
-    found = {p.name: p for p in BENCH.glob("*.py") if p.name != Path(__file__).name}
+    # Names starting with "_" are helpers (bench/_relaybench.py), not benchmarks.
+    mine = Path(__file__).name
+    found = {p.name: p for p in BENCH.glob("*.py") if p.name != mine and not p.name.startswith("_")}
     ordered = [found.pop(n) for n in ORDER if n in found]
     return ordered + sorted(found.values())
 
