@@ -17,19 +17,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import aiohttp
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from relay.testing import RelayProcess  # noqa: E402
+from _relaybench import (
+    LoopLag,
+    difference,
+    histogram_quantile,
+    load_average,
+    quantile,
+    relay_metrics,
+    relay_process,
+    report,
+    workdir,
+)
 
 LEVELS = ("strong", "expert", "medium", "easy")
 
@@ -107,18 +110,18 @@ async def table(
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    tmp = Path(tempfile.mkdtemp(prefix="lexio-botload-"))
-    env = {**os.environ, "PYTHONPATH": str(REPO), "LEXIO_BOT_PROCESSES": str(args.processes)}
-    relay = RelayProcess(
-        ["--db", str(tmp / "b.sqlite3"), "--static", str(tmp / "none"), "--create-burst", "1000000"],
-        log=tmp / "relay.log",
-        env=env,
-        cwd=REPO,
+    tmp = workdir("botload")
+    relay = relay_process(
+        tmp,
+        ["--create-burst", "1000000"],
+        env={"LEXIO_BOT_PROCESSES": str(args.processes)},
         start_timeout=60,
     )
     await relay.astart()
     stats = Stats()
     stop = asyncio.Event()
+    lag = LoopLag()
+    load_before = load_average()
     try:
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
             tasks = [
@@ -126,11 +129,15 @@ async def main_async(args: argparse.Namespace) -> int:
                 for i in range(args.tables)
             ]
             await asyncio.sleep(args.warmup)
+            before = await relay_metrics(session, relay.url)
             stats.measuring = True
+            lag.start()
             t0 = time.monotonic()
             await asyncio.sleep(args.duration)
             stats.measuring = False
+            lag.stop()
             elapsed = time.monotonic() - t0
+            server = difference(await relay_metrics(session, relay.url), before)
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
     finally:
@@ -141,20 +148,41 @@ async def main_async(args: argparse.Namespace) -> int:
         print(relay.log.read_text()[-2000:], file=sys.stderr)
         return 1
 
-    def q(p: float) -> float:
-        return acks[min(len(acks) - 1, int(len(acks) * p))] * 1000
+    def ms(seconds: float) -> str:
+        return f"{seconds * 1000:.1f}"
 
-    print(
-        f"# {args.tables} tables (1 person + 1 bot), {args.processes} bot process(es), "
-        f"{elapsed:.0f} s measured: "
-        f"{len(acks)} person actions, {stats.bot_moves} bot moves; errors {sorted(set(stats.errors))}",
-        file=sys.stderr,
+    report(
+        "Lexio bot-load benchmark (bench/bots_load.py)",
+        [
+            f"{args.tables} tables (1 person + 1 bot), {args.processes} bot process(es), {elapsed:.0f} s "
+            f"measured: {len(acks)} person actions, {stats.bot_moves} bot moves; "
+            f"errors {sorted(set(stats.errors))}",
+            f"load average {load_before} before, {load_average()} after",
+            "relay_* figures are the relay's own (/metrics over the measured window; a histogram's p99 is "
+            "its bucket's upper bound); client_loop_lag is this client's (its figures are the relay's only "
+            "if that stays small)",
+        ],
+        [
+            ("botload_tables", args.tables, "tables"),
+            ("botload_person_ack_p50", ms(quantile(acks, 0.5)), "ms"),
+            ("botload_person_ack_p99", ms(quantile(acks, 0.99)), "ms"),
+            ("botload_person_ack_max", ms(acks[-1]), "ms"),
+            ("botload_person_actions", len(acks), "actions"),
+            ("botload_bot_moves_per_s", f"{stats.bot_moves / elapsed:.1f}", "moves/s"),
+            (
+                "botload_relay_action_p99",
+                ms(histogram_quantile(server, "lexio_action_latency_seconds", 0.99)),
+                "ms (<=, frame read to answer)",
+            ),
+            (
+                "botload_relay_loop_lag_p99",
+                ms(histogram_quantile(server, "lexio_loop_lag_seconds", 0.99)),
+                "ms (<=)",
+            ),
+            ("botload_relay_full_gcs", int(server.get("lexio_gc_full_collections_total", 0)), "collections"),
+            ("botload_client_loop_lag_p99", ms(quantile(lag.lags, 0.99) if lag.lags else 0.0), "ms"),
+        ],
     )
-    print(f"botload_tables\t{args.tables}\ttables")
-    print(f"botload_person_ack_p50\t{q(0.5):.1f}\tms")
-    print(f"botload_person_ack_p99\t{q(0.99):.1f}\tms")
-    print(f"botload_person_actions\t{len(acks)}\tactions")
-    print(f"botload_bot_moves_per_s\t{stats.bot_moves / elapsed:.1f}\tmoves/s")
     return 0
 
 

@@ -49,8 +49,11 @@ async def serve_analysis(referee: Referee, table: Table, conn: Conn, msg_id: str
             raise RelayError("analysis_unavailable", "this relay cannot analyse games")
         table.analyses[seat] = None  # claimed: a second request is refused even while this one computes
     try:
-        # A worker thread (that waits for a bot process, with the default driver): never the event loop.
-        moves: Any = await asyncio.get_running_loop().run_in_executor(None, job)
+        # The default driver's worker processes (awaited on the loop), or a worker thread: never the loop.
+        if isinstance(bot, ProcessDriver):
+            moves: Any = await bot.analyse_async(state, seat)
+        else:
+            moves = await asyncio.get_running_loop().run_in_executor(None, job)
     except Exception as exc:
         table.analyses.pop(seat, None)  # not served: the seat may ask again
         raise RelayError("analysis_unavailable", f"the analysis failed: {type(exc).__name__}") from exc

@@ -975,10 +975,14 @@ class Referee:
             # A bot needs the position, not the journal: no SQLite read nor redaction on the loop per move.
             view = engine.view(dataclasses.replace(table.state, events=()), seat, now_ms=self.now_ms())
             rng = random.Random(secrets.randbits(64))
+            choose_async = getattr(self.bot_driver, "choose_async", None)
             try:
-                move = await asyncio.get_running_loop().run_in_executor(
-                    None, self.bot_driver.choose, view, level, rng
-                )
+                if choose_async is not None:  # worker processes reached by the loop's own I/O: no thread
+                    move = await choose_async(view, level, rng)
+                else:
+                    move = await asyncio.get_running_loop().run_in_executor(
+                        None, self.bot_driver.choose, view, level, rng
+                    )
             except Exception:
                 log.exception(
                     "bot driver failed; passing", extra={"fields": {"table": table.id, "seat": seat}}

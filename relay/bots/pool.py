@@ -2,31 +2,49 @@
 
 A move costs tens to hundreds of milliseconds of pure-Python CPU. In a worker *thread* that time competes
 with the event loop for the GIL, and with many bot tables the humans' acks wait behind it. A
-:class:`ProcessDriver` sends each ``choose`` (the seat's view, the level and a seed: small, picklable) to a
-pool of worker processes, each holding its own :class:`~relay.bots.player.MoveGenDriver` (word graph loaded
-once per worker from the same word list); the relay's worker thread only waits for the answer.
+:class:`ProcessDriver` sends each ``choose`` (the seat's view, the level and a seed: small, picklable) to
+worker processes, each holding its own :class:`~relay.bots.player.MoveGenDriver` (word graph loaded once
+per worker from the same word list).
+
+The relay reaches them with :meth:`ProcessDriver.choose_async` and :meth:`ProcessDriver.analyse_async`:
+one socket pair per worker, read and written by the event loop itself (:class:`Workers`), one job at a
+time per worker. No thread is involved: a ``ProcessPoolExecutor`` behind ``run_in_executor`` costs five
+thread wake-ups per move (the executor's thread, the pool's manager and queue feeder threads, both ways),
+each a GIL hand-off, and on a loaded machine a forced hand-off leaves the loop waiting until the other
+thread gets a CPU (bench/bots_load.py: the people's ack p99). The blocking :meth:`ProcessDriver.choose`
+and :meth:`ProcessDriver.analyse` (tools, tests, threads) go to the same workers when the loop has them,
+else to a ``ProcessPoolExecutor`` of their own.
 
 :func:`relay.bots.driver` uses it when ``LEXIO_BOT_PROCESSES`` is 1 or more (the default is 1); 0 keeps
-the thinking in the relay's threads. The post-game analysis runs in the workers too
-(:meth:`ProcessDriver.analyse`).
+the thinking in the relay's threads.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
+import itertools
+import logging
 import multiprocessing
 import os
+import pickle
 import random
+import socket
 import threading
+from collections import deque
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.connection import Connection
 from typing import Any
 
 from engine.moves import Move
 from relay.bots.graph import WordGraph
-from relay.bots.player import DEFAULT_BUDGET_SECONDS, MoveGenDriver, level_of
+from relay.bots.player import DEFAULT_BUDGET_SECONDS, BotError, MoveGenDriver, level_of
 
-__all__ = ["ProcessDriver"]
+__all__ = ["ProcessDriver", "WorkerLost", "Workers"]
+
+log = logging.getLogger("lexio.relay")
 
 _WORKER: MoveGenDriver | None = None
 WORKER_NICENESS = 10
@@ -85,6 +103,213 @@ def _analyse(events: list[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
     return analyse_seat(state, seat, _WORKER)
 
 
+_JOBS: dict[str, Callable[..., Any]] = {"choose": _choose, "analyse": _analyse}
+
+
+def _serve(conn: Connection, spec: tuple[str, Any], budget: float) -> None:
+    """A worker of :class:`Workers`: ``(job id, kind, args)`` in, ``(job id, ok, result or error)`` out,
+    until the relay closes its end (or dies: the same end of file)."""
+    _init_worker(spec, budget)
+    while True:
+        try:
+            job_id, kind, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[int, bool, Any] = (job_id, True, _JOBS[kind](*args))
+        except BotError as err:
+            answer = (job_id, False, ("BotError", err.code, err.message))
+        except Exception as exc:
+            answer = (job_id, False, ("RuntimeError", "", f"{type(exc).__name__}: {exc}"))
+        try:
+            conn.send(answer)
+        except (EOFError, OSError):
+            return
+
+
+def _error(kind: str, code: str, message: str) -> Exception:
+    return BotError(code, message) if kind == "BotError" else RuntimeError(message)
+
+
+class WorkerLost(RuntimeError):
+    """The worker process computing a job died (or the workers were closed) before answering."""
+
+
+class _Channel(asyncio.Protocol):
+    """The relay's end of one worker's socket: multiprocessing's framing (a 4-byte signed big-endian
+    length, then the pickle), so that the worker's plain ``Connection.recv``/``send`` speak it."""
+
+    def __init__(self, workers: Workers, worker: _Worker) -> None:
+        self._workers = workers
+        self._worker = worker
+        self._buf = bytearray()
+
+    def data_received(self, data: bytes) -> None:
+        buf = self._buf
+        buf += data
+        while len(buf) >= 4:
+            n = int.from_bytes(buf[:4], "big", signed=True)
+            head = 4
+            if n == -1:  # more than 2 GiB follow (never, for a move): the length is in 8 more bytes
+                if len(buf) < 12:
+                    return
+                n, head = int.from_bytes(buf[4:12], "big"), 12
+            if len(buf) < head + n:
+                return
+            answer = pickle.loads(buf[head : head + n])
+            del buf[: head + n]
+            self._workers._answered(self._worker, answer)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._workers._lost(self._worker)
+
+
+def frame(obj: Any) -> bytes:
+    """``obj`` as ``Connection.send`` would write it (see :class:`_Channel`)."""
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    n = len(data)
+    head = n.to_bytes(4, "big", signed=True) if n < 0x7FFFFFFF else b"\xff\xff\xff\xff" + n.to_bytes(8, "big")
+    return head + data
+
+
+class _Worker:
+    __slots__ = ("job", "proc", "transport")
+
+    def __init__(self, proc: Any) -> None:
+        self.proc = proc
+        self.transport: asyncio.Transport | None = None
+        self.job: tuple[int, asyncio.Future[Any]] | None = None
+
+
+class Workers:
+    """``processes`` worker processes driven from one event loop (see the module docstring).
+
+    Jobs wait in a queue and go, one at a time, to an idle worker; a worker that dies fails its job with
+    :class:`WorkerLost` and is replaced by the next job. Started on first use (or :meth:`start`)."""
+
+    def __init__(self, spec: tuple[str, Any], budget: float, processes: int) -> None:
+        self._spec = spec
+        self._budget = budget
+        self._processes = max(1, processes)
+        self._workers: list[_Worker] = []
+        self._queue: deque[tuple[str, tuple[Any, ...], asyncio.Future[Any]]] = deque()
+        self._ids = itertools.count(1)
+        self._starting = 0
+        self._closed = False
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def call(self, kind: str, *args: Any) -> Any:
+        """Run job ``kind`` (``choose``, ``analyse``) in a worker; its result, or what it raised (BotError
+        as itself, anything else as RuntimeError; WorkerLost if the worker died)."""
+        if self._closed:
+            raise WorkerLost("the bot workers are closed")
+        loop = asyncio.get_running_loop()
+        self.loop = loop
+        future: asyncio.Future[Any] = loop.create_future()
+        self._queue.append((kind, args, future))
+        self._dispatch()
+        return await future
+
+    async def start(self) -> None:
+        """Start every worker now (each loads the word graph); returns once all can take jobs."""
+        self.loop = asyncio.get_running_loop()
+        while len(self._workers) + self._starting < self._processes:
+            await self._spawn()
+
+    def _dispatch(self) -> None:
+        while self._queue:
+            idle = next((w for w in self._workers if w.job is None and w.transport is not None), None)
+            if idle is None:
+                break
+            kind, args, future = self._queue.popleft()
+            if future.done():  # its caller gave up (a cancelled bot turn)
+                continue
+            job_id = next(self._ids)
+            idle.job = (job_id, future)
+            assert idle.transport is not None
+            idle.transport.write(frame((job_id, kind, args)))
+        if self._queue and not self._closed and len(self._workers) + self._starting < self._processes:
+            asyncio.get_running_loop().create_task(self._spawn())
+
+    async def _spawn(self) -> None:
+        self._starting += 1
+        try:
+            await self._start_one()
+        except Exception as exc:
+            log.exception("cannot start a bot worker process")
+            if not self._workers:  # nobody to take the waiting jobs: they fail (the bots pass)
+                self._fail_queue(WorkerLost(f"cannot start a bot worker: {exc}"))
+        finally:
+            self._starting -= 1
+        self._dispatch()
+
+    async def _start_one(self) -> None:
+        ctx = multiprocessing.get_context("spawn")  # the relay has threads: a fork could copy a held lock
+        mine, theirs = ctx.Pipe(duplex=True)  # a socket pair
+        proc = ctx.Process(
+            target=_serve, args=(theirs, self._spec, self._budget), daemon=True, name="lexio-bot"
+        )
+        await asyncio.to_thread(proc.start)  # fork + exec + handing over the arguments: off the loop
+        theirs.close()
+        sock = socket.socket(fileno=os.dup(mine.fileno()))
+        mine.close()
+        worker = _Worker(proc)
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.create_unix_connection(lambda: _Channel(self, worker), sock=sock)
+        worker.transport = transport
+        if self._closed:
+            transport.close()
+            proc.terminate()
+            return
+        self._workers.append(worker)
+
+    def _fail_queue(self, error: Exception) -> None:
+        while self._queue:
+            _, _, future = self._queue.popleft()
+            if not future.done():
+                future.set_exception(error)
+
+    def _answered(self, worker: _Worker, answer: tuple[int, bool, Any]) -> None:
+        job_id, ok, value = answer
+        job, worker.job = worker.job, None
+        if job is not None and job[0] == job_id and not job[1].done():
+            if ok:
+                job[1].set_result(value)
+            else:
+                job[1].set_exception(_error(*value))
+        self._dispatch()
+
+    def _lost(self, worker: _Worker) -> None:
+        worker.transport = None
+        with contextlib.suppress(ValueError):
+            self._workers.remove(worker)
+        job, worker.job = worker.job, None
+        if job is not None and not job[1].done():
+            job[1].set_exception(WorkerLost("the bot worker process died"))
+        if not self._closed:
+            with contextlib.suppress(RuntimeError):  # no loop: nothing waits
+                self._dispatch()
+
+    @property
+    def pids(self) -> list[int]:
+        return [int(w.proc.pid) for w in self._workers if w.proc.pid is not None]
+
+    def close(self) -> None:
+        """End the workers (those computing are terminated); jobs waiting fail with WorkerLost."""
+        self._closed = True
+        workers, self._workers = self._workers, []
+        for w in workers:
+            if w.transport is not None:
+                with contextlib.suppress(RuntimeError):  # at exit, the loop may be closed already
+                    w.transport.close()
+            if w.proc.is_alive():
+                w.proc.terminate()
+        for w in workers:
+            w.proc.join(2)
+        with contextlib.suppress(RuntimeError):
+            self._fail_queue(WorkerLost("the bot workers are closed"))
+
+
 class ProcessDriver:
     """A :class:`relay.botdriver.BotDriver` whose ``choose`` runs in ``processes`` worker processes."""
 
@@ -98,6 +323,41 @@ class ProcessDriver:
         self._lock = threading.Lock()
         self._words = words
         self._local: MoveGenDriver | None = None
+        self._async: Workers | None = None
+
+    def workers(self) -> Workers:
+        """The workers the event loop talks to (created on first use; one loop per driver)."""
+        if self._async is None:
+            self._async = Workers(self._spec, self._budget, self._processes)
+            atexit.register(self.close)
+        return self._async
+
+    async def choose_async(self, view: dict[str, Any], level: str, rng: random.Random) -> Move:
+        """As :meth:`MoveGenDriver.choose`, in a worker process, awaited on the event loop without any
+        thread (raises what it raises; BotError ``bad_level`` at once, here; WorkerLost)."""
+        level_of(level)
+        move: Move = await self.workers().call("choose", view, level, rng.getrandbits(64))
+        return move
+
+    async def analyse_async(self, state: Any, seat: int) -> list[dict[str, Any]]:
+        """As :meth:`analyse`, awaited on the event loop (see :meth:`choose_async`)."""
+        import engine
+
+        events = [engine.event_to_dict(e) for e in state.events]
+        result: list[dict[str, Any]] = await self.workers().call("analyse", events, seat)
+        return result
+
+    def _on_loop(self, kind: str, *args: Any) -> Any:
+        """Run a job on the workers of the loop that has them, from another thread; None if there is no
+        such loop (then the caller uses its own pool)."""
+        workers = self._async
+        loop = workers.loop if workers is not None else None
+        if workers is None or loop is None or not loop.is_running():
+            return None
+        with contextlib.suppress(RuntimeError):
+            if asyncio.get_running_loop() is loop:
+                raise RuntimeError("blocking on the event loop's own workers: use choose_async")
+        return (asyncio.run_coroutine_threadsafe(workers.call(kind, *args), loop).result(),)
 
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -126,7 +386,12 @@ class ProcessDriver:
         """As :meth:`MoveGenDriver.choose`, in a worker process (raises what it raises; BotError
         ``bad_level`` at once, here)."""
         level_of(level)
-        return self._executor().submit(_choose, view, level, rng.getrandbits(64)).result()
+        seed = rng.getrandbits(64)
+        on_loop = self._on_loop("choose", view, level, seed)
+        if on_loop is not None:
+            move: Move = on_loop[0]
+            return move
+        return self._executor().submit(_choose, view, level, seed).result()
 
     def analyse(self, state: Any, seat: int) -> list[dict[str, Any]]:
         """:func:`relay.bots.analysis.analyse_seat` of the ended ``state`` (with its journal) in a worker
@@ -134,13 +399,20 @@ class ProcessDriver:
         import engine
 
         events = [engine.event_to_dict(e) for e in state.events]
+        on_loop = self._on_loop("analyse", events, seat)
+        if on_loop is not None:
+            result: list[dict[str, Any]] = on_loop[0]
+            return result
         return self._executor().submit(_analyse, events, seat).result()
 
     def close(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
+            workers, self._async = self._async, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+        if workers is not None:
+            workers.close()
 
 
 def _noop(_: int) -> None:
