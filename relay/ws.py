@@ -146,6 +146,8 @@ class WebSocket(asyncio.Protocol):
         "_out_size",
         "_parts",
         "_paused",
+        "_pending",
+        "_pending_size",
         "_size",
         "_worker",
         "close_code",
@@ -167,6 +169,10 @@ class WebSocket(asyncio.Protocol):
         # Frames waiting while the transport is above its high-water mark (None: writing directly).
         self._out: deque[bytes] | None = None
         self._out_size = 0
+        # Text frames sent during this turn of the loop, written together at its end (one system call, one
+        # wake-up of the peer, for an action's event and ack): see :meth:`_flush`.
+        self._pending: list[bytes] | None = None
+        self._pending_size = 0
         # Whether frames ever queued here (the peer lagged): its memory is worth giving back once it goes.
         self._backlog = False
         # Called once when the TCP connection is gone (the connection guard's count).
@@ -333,6 +339,7 @@ class WebSocket(asyncio.Protocol):
         self.transport = None
         self._parts = None
         self._out, self._out_size = None, 0
+        self._pending, self._pending_size = None, 0
         if self.on_lost is not None:
             on_lost, self.on_lost = self.on_lost, None
             on_lost()
@@ -357,6 +364,7 @@ class WebSocket(asyncio.Protocol):
             data = self._conn.send(event)
         except LocalProtocolError:
             return  # not in this state (e.g. a message after our close frame): nothing to write
+        self._flush()  # what was sent before goes before
         if isinstance(event, CloseConnection):
             # Ahead of everything queued, which the peer will never get: it is closed.
             self._out, self._out_size = None, 0
@@ -403,6 +411,23 @@ class WebSocket(asyncio.Protocol):
         if self._out is not None:
             self._out.append(data)
             self._out_size += len(data)
+        elif self._pending is not None:
+            self._pending.append(data)
+            self._pending_size += len(data)
+        else:
+            self._pending, self._pending_size = [data], len(data)
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write the frames sent during the last turn of the loop, in one piece."""
+        pending, self._pending, self._pending_size = self._pending, None, 0
+        transport = self.transport
+        if not pending or transport is None or transport.is_closing():
+            return
+        data = pending[0] if len(pending) == 1 else b"".join(pending)
+        if self._out is not None:  # the transport filled up since (a ping written meanwhile)
+            self._out.append(data)
+            self._out_size += len(data)
         else:
             transport.write(data)
 
@@ -414,7 +439,9 @@ class WebSocket(asyncio.Protocol):
     def buffered(self) -> int:
         """Bytes sent but not yet taken by the peer's TCP stack: in the transport and in the queue."""
         transport = self.transport
-        return transport.get_write_buffer_size() + self._out_size if transport is not None else 0
+        if transport is None:
+            return 0
+        return transport.get_write_buffer_size() + self._out_size + self._pending_size
 
     def too_slow(self) -> bool:
         """Whether the peer left more than ``max_output`` bytes unread (it should be closed with 4002)."""
