@@ -58,6 +58,19 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+def schedstat(pid: int) -> tuple[float, float, int]:
+    """(seconds on a CPU, seconds runnable but waiting for one, time slices) summed over the process's
+    threads (/proc/PID/task/*/schedstat, Linux): how much of a latency is the machine's, not the code's."""
+    run = wait = slices = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            a, b, c = (int(x) for x in (task / "schedstat").read_text().split()[:3])
+        except (OSError, ValueError):
+            continue
+        run, wait, slices = run + a, wait + b, slices + c
+    return run / 1e9, wait / 1e9, slices
+
+
 def quantile(xs: Sequence[float], q: float) -> float:
     """The ``q`` quantile of ``xs`` (nearest rank; the largest for q = 1)."""
     ordered = sorted(xs)

@@ -31,6 +31,7 @@ from _relaybench import (
     relay_metrics,
     relay_process,
     report,
+    schedstat,
     workdir,
 )
 
@@ -130,6 +131,8 @@ async def main_async(args: argparse.Namespace) -> int:
             ]
             await asyncio.sleep(args.warmup)
             before = await relay_metrics(session, relay.url)
+            assert relay.proc is not None
+            sched_before = schedstat(relay.proc.pid)
             stats.measuring = True
             lag.start()
             t0 = time.monotonic()
@@ -137,6 +140,7 @@ async def main_async(args: argparse.Namespace) -> int:
             stats.measuring = False
             lag.stop()
             elapsed = time.monotonic() - t0
+            sched = [b - a for a, b in zip(sched_before, schedstat(relay.proc.pid), strict=True)]
             server = difference(await relay_metrics(session, relay.url), before)
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -178,6 +182,12 @@ async def main_async(args: argparse.Namespace) -> int:
                 "botload_relay_loop_lag_p99",
                 ms(histogram_quantile(server, "lexio_loop_lag_seconds", 0.99)),
                 "ms (<=)",
+            ),
+            ("botload_relay_cpu", f"{sched[0]:.1f}", "s (all its threads, over the window)"),
+            (
+                "botload_relay_cpu_wait",
+                f"{sched[1]:.1f}",
+                f"s runnable but waiting for a CPU ({sched[1] / max(1, sched[2]) * 1000:.2f} ms per slice)",
             ),
             ("botload_relay_full_gcs", int(server.get("lexio_gc_full_collections_total", 0)), "collections"),
             ("botload_client_loop_lag_p99", ms(quantile(lag.lags, 0.99) if lag.lags else 0.0), "ms"),
