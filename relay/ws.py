@@ -315,6 +315,9 @@ class WebSocket(asyncio.Protocol):
                     keep = await self.session.frame(item, t0)
                 except Exception:
                     log.exception("socket frame failed")
+                # The answer to this frame goes now, not after the rest of this turn of the loop (other
+                # tables' work): what the peer waits for is never held back by the write coalescing.
+                self._flush()
                 if not keep:
                     # Drop what was read after (as a handler leaving its receive loop would), keep the end.
                     self._inbox = deque(m for m in self._inbox if m[0] is None)
