@@ -204,15 +204,30 @@ class Workers:
         if self._closed:
             raise WorkerLost("the bot workers are closed")
         loop = asyncio.get_running_loop()
+        if self.loop is not None and self.loop is not loop:
+            self._rebind()  # the loop that had them is gone (a test's, a restarted server's)
         self.loop = loop
         future: asyncio.Future[Any] = loop.create_future()
         self._queue.append((kind, args, future))
         self._dispatch()
         return await future
 
+    def _rebind(self) -> None:
+        """Drop the workers of another event loop (their sockets belong to it)."""
+        workers, self._workers = self._workers, []
+        self._queue.clear()
+        self._starting = 0
+        for w in workers:
+            if w.proc.is_alive():
+                w.proc.terminate()
+            w.proc.join(2)
+
     async def start(self) -> None:
         """Start every worker now (each loads the word graph); returns once all can take jobs."""
-        self.loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
+        if self.loop is not None and self.loop is not loop:
+            self._rebind()
+        self.loop = loop
         while len(self._workers) + self._starting < self._processes:
             await self._spawn()
 

@@ -57,7 +57,7 @@ async def test_a_worker_refusal_comes_back_as_the_bots_own_error() -> None:
             await bots.choose_async(view("AS"), "genius", random.Random(0))
         assert err.value.code == "bad_level"
         # The worker is still serving.
-        assert isinstance(await bots.choose_async(view("ASEKWXZ"), "easy", random.Random(0)), Place)
+        assert isinstance(await bots.choose_async(view("ASEKWXZ"), "strong", random.Random(0)), Place)
     finally:
         bots.close()
 
@@ -73,7 +73,7 @@ async def test_a_worker_killed_mid_move_fails_that_move_and_the_next_gets_a_fres
         os.kill(pid, signal.SIGKILL)
         with pytest.raises(WorkerLost):
             await asyncio.wait_for(thinking, 30)
-        move = await asyncio.wait_for(bots.choose_async(view("ASEKWXZ"), "easy", random.Random(0)), 60)
+        move = await asyncio.wait_for(bots.choose_async(view("ASEKWXZ"), "strong", random.Random(0)), 60)
         assert isinstance(move, Place)
         assert workers.pids and workers.pids != [pid]
     finally:
@@ -84,5 +84,15 @@ def test_the_blocking_driver_calls_still_work_without_an_event_loop() -> None:
     bots = ProcessDriver(WORDS)
     try:
         assert isinstance(bots.choose(view("ASEKWXZ"), "strong", random.Random(1)), Place)
+    finally:
+        bots.close()
+
+
+def test_a_driver_used_from_a_second_event_loop_starts_workers_of_its_own() -> None:
+    bots = ProcessDriver(WORDS)
+    try:
+        for seed in (0, 1):  # each asyncio.run is a new loop (the first one's sockets die with it)
+            move = asyncio.run(bots.choose_async(view("ASEKWXZ"), "strong", random.Random(seed)))
+            assert isinstance(move, Place)
     finally:
         bots.close()
