@@ -315,9 +315,9 @@ class WebSocket(asyncio.Protocol):
                     keep = await self.session.frame(item, t0)
                 except Exception:
                     log.exception("socket frame failed")
-                # The answer to this frame goes now, not after the rest of this turn of the loop (other
-                # tables' work): what the peer waits for is never held back by the write coalescing.
-                self._flush()
+                # The answer to this frame (and what it broadcast, first) goes now, not after the rest of
+                # this turn of the loop (other tables' work): write coalescing never holds back an ack.
+                self._hub.flush()
                 if not keep:
                     # Drop what was read after (as a handler leaving its receive loop would), keep the end.
                     self._inbox = deque(m for m in self._inbox if m[0] is None)
@@ -419,7 +419,7 @@ class WebSocket(asyncio.Protocol):
             self._pending_size += len(data)
         else:
             self._pending, self._pending_size = [data], len(data)
-            asyncio.get_running_loop().call_soon(self._flush)
+            self._hub.written(self)
 
     def _flush(self) -> None:
         """Write the frames sent during the last turn of the loop, in one piece."""
@@ -539,6 +539,9 @@ class Hub:
     def __init__(self, heartbeat: float = 30.0) -> None:
         self.heartbeat = heartbeat
         self.sockets: set[WebSocket] = set()
+        # Sockets with frames waiting for the end of this turn of the loop, in the order they were sent:
+        # written in that order (the others see an event before the actor gets its ack, as unbuffered).
+        self._written: list[WebSocket] = []
         # Gives the memory of sockets that lagged back to the OS once they are gone (relay.memory).
         self.trimmer = Trimmer()
         self._task: asyncio.Task[None] | None = None
@@ -551,6 +554,18 @@ class Hub:
 
     def discard(self, sock: WebSocket) -> None:
         self.sockets.discard(sock)
+
+    def written(self, sock: WebSocket) -> None:
+        """``sock`` has frames to write at the end of this turn of the loop (see :meth:`flush`)."""
+        if not self._written:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._written.append(sock)
+
+    def flush(self) -> None:
+        """Write every socket's waiting frames, in the order the sockets were first sent to."""
+        written, self._written = self._written, []
+        for sock in written:
+            sock._flush()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._beat())
