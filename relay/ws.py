@@ -315,9 +315,9 @@ class WebSocket(asyncio.Protocol):
                     keep = await self.session.frame(item, t0)
                 except Exception:
                     log.exception("socket frame failed")
-                # The answer to this frame (and what it broadcast, first) goes now, not after the rest of
-                # this turn of the loop (other tables' work): write coalescing never holds back an ack.
-                self._hub.flush()
+                # The answer to this frame goes now, not after the rest of this turn of the loop (other
+                # tables' work), and last: the others are written the action's events before its ack.
+                self._hub.flush(last=self)
                 if not keep:
                     # Drop what was read after (as a handler leaving its receive loop would), keep the end.
                     self._inbox = deque(m for m in self._inbox if m[0] is None)
@@ -561,11 +561,15 @@ class Hub:
             asyncio.get_running_loop().call_soon(self.flush)
         self._written.append(sock)
 
-    def flush(self) -> None:
-        """Write every socket's waiting frames, in the order the sockets were first sent to."""
+    def flush(self, last: WebSocket | None = None) -> None:
+        """Write every socket's waiting frames, in the order the sockets were first sent to, ``last``
+        (the socket whose frame was just handled: its ack) after all the others."""
         written, self._written = self._written, []
         for sock in written:
-            sock._flush()
+            if sock is not last:
+                sock._flush()
+        if last is not None:
+            last._flush()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._beat())

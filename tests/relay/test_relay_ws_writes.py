@@ -97,3 +97,23 @@ def test_malloc_trim_is_found_on_linux_with_glibc() -> None:
     if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
         pytest.skip("glibc only")
     assert Trimmer().available
+
+
+async def test_the_other_seats_are_written_an_event_before_the_actor_its_ack(
+    relay: RunningRelay, session: aiohttp.ClientSession
+) -> None:
+    _table_id, (p0, p1) = await seated_game(session, relay)
+    conns = next(iter(relay.referee.tables.values())).conns
+    log: list[tuple[int, bytes]] = []
+    for seat, conn in conns.items():
+        transport = conn.ws.transport  # type: ignore[attr-defined]
+
+        def write(data: bytes, seat: int = seat, real: Any = transport.write) -> None:
+            log.append((seat, bytes(data)))
+            real(data)
+
+        transport.write = write
+    ack = await p0.send({"type": "pass", "id": "x"})
+    await p1.wait_seq(ack["seq"])
+    order = [seat for seat, data in log if b'"type":"event"' in data or b'"type":"ack"' in data]
+    assert order[:2] == [1, 0], order  # seat 1 is written the event first, then seat 0 its event and ack
