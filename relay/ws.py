@@ -146,8 +146,6 @@ class WebSocket(asyncio.Protocol):
         "_out_size",
         "_parts",
         "_paused",
-        "_pending",
-        "_pending_size",
         "_size",
         "_worker",
         "close_code",
@@ -169,10 +167,6 @@ class WebSocket(asyncio.Protocol):
         # Frames waiting while the transport is above its high-water mark (None: writing directly).
         self._out: deque[bytes] | None = None
         self._out_size = 0
-        # Text frames sent during this turn of the loop, written together at its end (one system call, one
-        # wake-up of the peer, for an action's event and ack): see :meth:`_flush`.
-        self._pending: list[bytes] | None = None
-        self._pending_size = 0
         # Whether frames ever queued here (the peer lagged): its memory is worth giving back once it goes.
         self._backlog = False
         # Called once when the TCP connection is gone (the connection guard's count).
@@ -315,9 +309,6 @@ class WebSocket(asyncio.Protocol):
                     keep = await self.session.frame(item, t0)
                 except Exception:
                     log.exception("socket frame failed")
-                # The answer to this frame goes now, not after the rest of this turn of the loop (other
-                # tables' work), and last: the others are written the action's events before its ack.
-                self._hub.flush(last=self)
                 if not keep:
                     # Drop what was read after (as a handler leaving its receive loop would), keep the end.
                     self._inbox = deque(m for m in self._inbox if m[0] is None)
@@ -342,7 +333,6 @@ class WebSocket(asyncio.Protocol):
         self.transport = None
         self._parts = None
         self._out, self._out_size = None, 0
-        self._pending, self._pending_size = None, 0
         if self.on_lost is not None:
             on_lost, self.on_lost = self.on_lost, None
             on_lost()
@@ -367,7 +357,6 @@ class WebSocket(asyncio.Protocol):
             data = self._conn.send(event)
         except LocalProtocolError:
             return  # not in this state (e.g. a message after our close frame): nothing to write
-        self._flush()  # what was sent before goes before
         if isinstance(event, CloseConnection):
             # Ahead of everything queued, which the peer will never get: it is closed.
             self._out, self._out_size = None, 0
@@ -414,23 +403,6 @@ class WebSocket(asyncio.Protocol):
         if self._out is not None:
             self._out.append(data)
             self._out_size += len(data)
-        elif self._pending is not None:
-            self._pending.append(data)
-            self._pending_size += len(data)
-        else:
-            self._pending, self._pending_size = [data], len(data)
-            self._hub.written(self)
-
-    def _flush(self) -> None:
-        """Write the frames sent during the last turn of the loop, in one piece."""
-        pending, self._pending, self._pending_size = self._pending, None, 0
-        transport = self.transport
-        if not pending or transport is None or transport.is_closing():
-            return
-        data = pending[0] if len(pending) == 1 else b"".join(pending)
-        if self._out is not None:  # the transport filled up since (a ping written meanwhile)
-            self._out.append(data)
-            self._out_size += len(data)
         else:
             transport.write(data)
 
@@ -444,7 +416,7 @@ class WebSocket(asyncio.Protocol):
         transport = self.transport
         if transport is None:
             return 0
-        return transport.get_write_buffer_size() + self._out_size + self._pending_size
+        return transport.get_write_buffer_size() + self._out_size
 
     def too_slow(self) -> bool:
         """Whether the peer left more than ``max_output`` bytes unread (it should be closed with 4002)."""
@@ -539,9 +511,6 @@ class Hub:
     def __init__(self, heartbeat: float = 30.0) -> None:
         self.heartbeat = heartbeat
         self.sockets: set[WebSocket] = set()
-        # Sockets with frames waiting for the end of this turn of the loop, in the order they were sent:
-        # written in that order (the others see an event before the actor gets its ack, as unbuffered).
-        self._written: list[WebSocket] = []
         # Gives the memory of sockets that lagged back to the OS once they are gone (relay.memory).
         self.trimmer = Trimmer()
         self._task: asyncio.Task[None] | None = None
@@ -554,22 +523,6 @@ class Hub:
 
     def discard(self, sock: WebSocket) -> None:
         self.sockets.discard(sock)
-
-    def written(self, sock: WebSocket) -> None:
-        """``sock`` has frames to write at the end of this turn of the loop (see :meth:`flush`)."""
-        if not self._written:
-            asyncio.get_running_loop().call_soon(self.flush)
-        self._written.append(sock)
-
-    def flush(self, last: WebSocket | None = None) -> None:
-        """Write every socket's waiting frames, in the order the sockets were first sent to, ``last``
-        (the socket whose frame was just handled: its ack) after all the others."""
-        written, self._written = self._written, []
-        for sock in written:
-            if sock is not last:
-                sock._flush()
-        if last is not None:
-            last._flush()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._beat())

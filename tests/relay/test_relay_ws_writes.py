@@ -1,5 +1,5 @@
-"""How the game socket writes (relay/ws.py) and gives memory back (relay/memory.py): one write per turn of
-the loop, one encoded frame shared by a broadcast's recipients, and a debounced malloc_trim."""
+"""How the game socket writes (relay/ws.py) and gives memory back (relay/memory.py): one encoded frame
+shared by a broadcast's recipients, and a debounced malloc_trim."""
 
 from __future__ import annotations
 
@@ -23,27 +23,6 @@ def test_a_text_frame_is_encoded_as_wsproto_would_and_shared_while_recent(size: 
     assert ws.encode_text(text) == Connection(ConnectionType.SERVER).send(TextMessage(data=text))
     if len(text.encode()) >= 126:
         assert ws.encode_text(text) is ws.encode_text(text)
-
-
-async def test_an_actions_event_and_ack_reach_the_actor_in_one_write(
-    relay: RunningRelay, session: aiohttp.ClientSession
-) -> None:
-    _table_id, (p0, p1) = await seated_game(session, relay)
-    conns = next(iter(relay.referee.tables.values())).conns
-    transport = conns[0].ws.transport  # type: ignore[attr-defined]
-    writes: list[bytes] = []
-    real = transport.write
-
-    def write(data: bytes) -> None:
-        writes.append(bytes(data))
-        real(data)
-
-    transport.write = write
-    ack = await p0.send({"type": "pass", "id": "x"})
-    assert ack["type"] == "ack"
-    (together,) = [w for w in writes if b'"type":"ack"' in w]
-    assert b'"type":"event"' in together and together.index(b'"type":"event"') < together.index(b'"ack"')
-    await p1.wait_seq(ack["seq"])
 
 
 async def test_a_spectators_broadcast_frames_are_one_object_in_every_queue(
@@ -97,23 +76,3 @@ def test_malloc_trim_is_found_on_linux_with_glibc() -> None:
     if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
         pytest.skip("glibc only")
     assert Trimmer().available
-
-
-async def test_the_other_seats_are_written_an_event_before_the_actor_its_ack(
-    relay: RunningRelay, session: aiohttp.ClientSession
-) -> None:
-    _table_id, (p0, p1) = await seated_game(session, relay)
-    conns = next(iter(relay.referee.tables.values())).conns
-    log: list[tuple[int, bytes]] = []
-    for seat, conn in conns.items():
-        transport = conn.ws.transport  # type: ignore[attr-defined]
-
-        def write(data: bytes, seat: int = seat, real: Any = transport.write) -> None:
-            log.append((seat, bytes(data)))
-            real(data)
-
-        transport.write = write
-    ack = await p0.send({"type": "pass", "id": "x"})
-    await p1.wait_seq(ack["seq"])
-    order = [seat for seat, data in log if b'"type":"event"' in data or b'"type":"ack"' in data]
-    assert order[:2] == [1, 0], order  # seat 1 is written the event first, then seat 0 its event and ack
