@@ -314,10 +314,15 @@ def render_haproxy(
     template: Path = HAPROXY_TEMPLATE,
     server_host: str = HOST,
 ) -> str:
-    """The HAProxy configuration for relays ``servers`` ((name, port) each) from ``template``."""
-    lines = "\n".join(f"    server {name} {server_host}:{port} check" for name, port in servers)
+    """The HAProxy configuration for relays ``servers`` ((name, port) each) from ``template``: each relay
+    is in the backend hashing on the table id (with its health check) and in the round-robin one (tracking
+    that check)."""
+    checked = "\n".join(f"    server {name} {server_host}:{port} check" for name, port in servers)
+    tracked = "\n".join(
+        f"    server {name} {server_host}:{port} track relays/{name}" for name, port in servers
+    )
     return string.Template(template.read_text()).substitute(
-        bind=bind, admin_socket=str(admin_socket), servers=lines
+        bind=bind, admin_socket=str(admin_socket), servers=checked, tracked_servers=tracked
     )
 
 
