@@ -65,7 +65,7 @@ def front(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Front]:
             env={**os.environ, "PYTHONPATH": str(REPO)},
             cwd=tmp,
             start_timeout=20,
-        )  # fmt: skip
+        )
         for name in NAMES
     }
     haproxy: HAProxy | None = None
@@ -102,7 +102,7 @@ async def served_by(session: aiohttp.ClientSession, front: Front, table_id: str)
                  f"/t/{table_id}/replay", f"/ws/{table_id}"):  # fmt: skip
         async with session.get(front.url + path, headers={"Origin": front.url}) as resp:
             seen.add(resp.headers[HEADER])
-    # A WebSocket upgrade (refused with 404 by a relay that does not know the table: it answered all the same).
+    # A WebSocket upgrade (a relay that does not know the table refuses it with 404: it answered).
     try:
         async with session.ws_connect(f"{front.url}/ws/{table_id}", headers={"Origin": front.url}) as ws:
             assert ws._response is not None

@@ -1,6 +1,6 @@
-"""relay/cluster.py's servers, as the cluster tests, make cluster and bench/cluster.py use them: each starts on a
-free loopback port, a paused one answers nothing until resumed, a killed one restarts on the same port and
-data, and nothing of theirs is left running after cleanup."""
+"""relay/cluster.py's servers, as the cluster tests, make cluster and bench/cluster.py use them: each starts
+on a free loopback port, a paused one answers nothing until resumed, a killed one restarts on the same port
+and data, and nothing of theirs is left running after cleanup."""
 
 from __future__ import annotations
 
