@@ -76,9 +76,13 @@ class _Service:
 
     name = "service"
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, directory: Path | None = None) -> None:
         self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix=prefix))
+        if directory is None:
+            self.dir = Path(tempfile.mkdtemp(prefix=prefix))
+        else:
+            directory.mkdir(parents=True, exist_ok=True)
+            self.dir = directory.resolve()
         self.log = self.dir / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -184,9 +188,18 @@ class PostgresServer(_Service):
 
     name = "postgres"
 
-    def __init__(self, *, durable: bool = False, max_connections: int = 200) -> None:
+    def __init__(
+        self,
+        *,
+        durable: bool = False,
+        max_connections: int = 200,
+        directory: Path | None = None,
+        port: int | None = None,
+    ) -> None:
         self.bin = postgres_bin()
-        super().__init__("lexio-pg-")
+        super().__init__("lexio-pg-", directory)
+        if port is not None:
+            self.port = port
         self.data = self.dir / "data"
         self.durable = durable
         self.max_connections = max_connections
@@ -291,9 +304,11 @@ class RedisServer(_Service):
 
     name = "redis-server"
 
-    def __init__(self) -> None:
+    def __init__(self, *, directory: Path | None = None, port: int | None = None) -> None:
         self.binary = _binary("redis-server")
-        super().__init__("lexio-redis-")
+        super().__init__("lexio-redis-", directory)
+        if port is not None:
+            self.port = port
 
     def command(self) -> list[str]:
         return [
@@ -339,9 +354,10 @@ class HAProxy(_Service):
         *,
         port: int | None = None,
         template: Path = HAPROXY_TEMPLATE,
+        directory: Path | None = None,
     ) -> None:
         self.binary = _binary("haproxy")
-        super().__init__("lexio-haproxy-")
+        super().__init__("lexio-haproxy-", directory)
         if port is not None:
             self.port = port
         self.servers = list(servers)
