@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from relaykit import RunningRelay, short_wordlist
 
 from relay.app import create_app
 from relay.config import Config
@@ -25,7 +26,6 @@ from relay.guard import Guard, GuardedRunner
 from relay.relaying import Relaying
 from relay.tables import Referee, Table
 from relay.testing import free_port
-from relaykit import RunningRelay, short_wordlist
 
 
 class RedisProcess:

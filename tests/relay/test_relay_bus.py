@@ -97,7 +97,7 @@ async def test_a_socket_on_a_node_that_does_not_own_the_table_plays_a_whole_game
     squares = ["G7", "H7", "I7", "J7"]
     tiles = [
         {"sq": sq, "letter": "E" if c == "?" else c, "blank": c == "?"}
-        for sq, c in zip(squares, relayed.rack)
+        for sq, c in zip(squares, relayed.rack, strict=False)
     ]
     ans = await relayed.send({"type": "place", "tiles": tiles})
     assert ans["type"] == "rejected", ans
@@ -226,7 +226,7 @@ async def test_a_lost_relayed_frame_closes_the_relayed_socket_and_the_client_res
 async def test_an_edge_socket_closes_with_1012_when_the_owner_node_is_lost(
     pair: Pair, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, pair)
+    _table, local, relayed = await two_seats(session, pair)
     # The owner's bus stops without a word (as a killed node's would): the edge notices its silence.
     await bus(pair.owner).close()
     await wait_until(lambda: relayed.closed is not None, timeout=6)
