@@ -128,6 +128,7 @@ class Bus:
         self._runner: asyncio.Task[None] | None = None
         self._pinger: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
+        self._writing = False  # a batch is being published
         self.reconnects = 0
         # Called whenever the bus comes up or goes down (tests and health reports).
         self.on_change: Callable[[bool], None] | None = None
@@ -144,7 +145,11 @@ class Bus:
         if not self.up:
             log.warning("relay bus not connected yet", extra={"fields": {"bus": self.url}})
 
-    async def close(self) -> None:
+    async def close(self, flush: float = 1.0) -> None:
+        """Publish what is queued (up to ``flush`` seconds: the 1012s of a drain), then disconnect."""
+        deadline = time.monotonic() + flush
+        while self.up and (self._outbox or self._writing) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
         for task in (self._pinger, self._runner):
             if task is not None:
                 task.cancel()
@@ -243,7 +248,11 @@ class Bus:
             pipe = client.pipeline(transaction=False)
             for node, message in batch:
                 pipe.publish(CHANNEL_PREFIX + node, message)
-            counts: list[Any] = await pipe.execute()
+            self._writing = True
+            try:
+                counts: list[Any] = await pipe.execute()
+            finally:
+                self._writing = False
             unheard = {node for (node, _), count in zip(batch, counts, strict=True) if count == 0}
             for node in unheard - {self.node_id}:
                 # Nobody subscribed: the message is lost, and so is that node (dead or reconnecting).

@@ -1,4 +1,4 @@
-"""Test support for relaying over Redis: a throw-away redis-server, and in-process relays on one bus.
+"""Test support for relaying over Redis: two in-process relays on one bus (relay.cluster.RedisServer).
 
 The in-process pair shares one event loop: an *owner* relay whose tables are its own, and an *edge* relay
 whose ``locate`` says every table the owner knows lives on the owner (the ownership a PostgreSQL cluster
@@ -8,11 +8,6 @@ Redis, the bus, both relays' sockets, referees and journals.
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,59 +20,6 @@ from relay.config import Config
 from relay.guard import Guard, GuardedRunner
 from relay.relaying import Relaying
 from relay.tables import Referee, Table
-from relay.testing import free_port
-
-
-class RedisProcess:
-    """``redis-server`` on 127.0.0.1 and a free port, nothing saved; start, kill -9, start again."""
-
-    def __init__(self) -> None:
-        self.binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-        self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="lexio-redis-"))
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self, timeout: float = 10.0) -> None:
-        cmd = [
-            self.binary,
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ]
-        cmd += ["--dir", str(self.dir)]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                pass
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"redis-server exited with {self.proc.returncode}")
-            time.sleep(0.05)
-        raise RuntimeError("redis-server did not answer")
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        self.proc = None
-
-    def stop(self) -> None:
-        self.kill()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 @dataclass

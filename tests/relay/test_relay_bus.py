@@ -13,26 +13,27 @@ from typing import Any
 
 import aiohttp
 import pytest
-from buskit import Pair, RedisProcess, start_pair
+from buskit import Pair, start_pair
 from relaykit import Player, create_table, play_to_end
 
 from relay.app import BUS_KEY, EDGE_KEY
 from relay.bus import Bus
+from relay.cluster import RedisServer
 from relay.relaying import OwnerSide
 
 
 @pytest.fixture
-def redis() -> Iterator[RedisProcess]:
-    server = RedisProcess()
+def redis() -> Iterator[RedisServer]:
+    server = RedisServer()
     server.start()
     try:
         yield server
     finally:
-        server.stop()
+        server.cleanup()
 
 
 @pytest.fixture
-async def pair(tmp_path: Path, redis: RedisProcess) -> AsyncIterator[Pair]:
+async def pair(tmp_path: Path, redis: RedisServer) -> AsyncIterator[Pair]:
     nodes = await start_pair(tmp_path, redis.url, grace_seconds=30.0)
     try:
         yield nodes
@@ -154,7 +155,7 @@ async def test_the_same_seat_opened_through_two_nodes_keeps_one_connection_as_on
 
 
 async def test_redis_killed_closes_only_relayed_sockets_with_1012_and_they_play_on_after_its_restart(
-    pair: Pair, redis: RedisProcess, session: aiohttp.ClientSession
+    pair: Pair, redis: RedisServer, session: aiohttp.ClientSession
 ) -> None:
     table, local, relayed = await two_seats(session, pair)
     acked: list[int] = []
@@ -246,4 +247,23 @@ async def test_a_seat_relayed_from_a_lost_edge_shows_away_and_its_grace_runs(
     assert frame
     assert relayed.seat in t.away_since and relayed.seat not in t.conns
     assert pair.owner.referee.sockets == 1
+    await local.close()
+
+
+async def test_a_paused_redis_is_noticed_and_the_bus_reconnects_once_it_answers_again(
+    pair: Pair, redis: RedisServer, session: aiohttp.ClientSession
+) -> None:
+    table, local, relayed = await two_seats(session, pair)
+    redis.pause()  # connections stay open, nothing is delivered: only the bus's own pings show it
+    try:
+        await wait_until(lambda: relayed.closed is not None, timeout=8)
+        assert relayed.closed == 1012
+        assert not bus(pair.edge).up
+    finally:
+        redis.resume()
+    await wait_until(lambda: bus(pair.edge).up and bus(pair.owner).up, timeout=10)
+    back = await Player.connect(session, pair.edge, table)
+    welcome = await back.send({"type": "join", "token": relayed.token})
+    assert welcome["seat"] == relayed.seat
+    await back.close()
     await local.close()
