@@ -118,7 +118,7 @@ e2e: setup web test-tools chromium
 
 test: lint unit e2e
 
-bench: setup web chromium
+bench: setup web chromium postgresql cluster-tools
 	$(PY) bench/run_all.py
 
 clean:
