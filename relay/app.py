@@ -17,12 +17,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from ipaddress import IPv6Address, ip_address
 from math import ceil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 import engine
-from relay import chat
+from relay import chat, resend
 from relay.botdriver import BotDriver, load_default_driver
 from relay.config import Config
 from relay.guard import MAX_BODY, Guard, guard_middleware, raise_nofile, serve
@@ -36,6 +36,9 @@ from relay.static import StaticSite
 from relay.store import StoreError
 from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Table, dumps, wall_clock_ms
 from relay.ws import HandshakeError, Hub, WebSocket, handshake_reply
+
+if TYPE_CHECKING:  # psycopg is only needed by hosts that use PostgreSQL
+    from relay.ownership import Elsewhere, Ownership
 
 log = logging.getLogger("lexio.relay")
 
@@ -199,7 +202,7 @@ async def create_table(request: web.Request) -> web.Response:
     if not isinstance(variant, str):
         return _error(400, "bad_request", "variant must be a string")
     try:
-        table = referee.create_table(turn_seconds=turn_seconds, public=public, variant=variant)
+        table = await referee.acreate_table(turn_seconds=turn_seconds, public=public, variant=variant)
     except RelayError as err:
         return _error(400, err.code, err.message)
     except engine.LexioError as err:
@@ -237,9 +240,16 @@ async def list_tables(request: web.Request) -> web.Response:
     return web.json_response({"tables": out})
 
 
+async def _read_table(referee: Referee, table_id: str) -> Table | None:
+    # Cluster mode reads PostgreSQL off the event loop (relay/ownership.py).
+    if referee.cluster is not None:
+        return await referee.cluster.read_table(table_id)
+    return referee.read_table(table_id)
+
+
 async def get_table(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
-    table = referee.read_table(request.match_info["table_id"])
+    table = await _read_table(referee, request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
     return web.json_response(_table_summary(referee, table))
@@ -247,7 +257,7 @@ async def get_table(request: web.Request) -> web.Response:
 
 async def get_gcg(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
-    table = referee.read_table(request.match_info["table_id"])
+    table = await _read_table(referee, request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
     if table.status != "ended":
@@ -259,13 +269,16 @@ async def get_gcg(request: web.Request) -> web.Response:
 
 async def healthz(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
+    cluster = referee.cluster.health() if referee.cluster is not None else {"ok": True}
     return web.json_response(
         {
-            "ok": True,
+            **cluster,
             "tables": len(referee.tables),
             "sockets": referee.sockets,
             "uptime_s": int(time.monotonic() - referee.started),
-        }
+        },
+        # Cluster mode: a node that cannot renew its heartbeat (or is draining) leaves the front's rotation.
+        status=200 if cluster["ok"] else 503,
     )
 
 
@@ -354,7 +367,19 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         return _error(403, "bad_origin", "this Origin may not open a game socket")
     # A finished table freed from memory (or from before a restart) comes back: its players may reconnect
     # to see the end and ask for, or learn of, a new table with the same players.
-    table = referee.revive(request.match_info["table_id"])
+    if referee.cluster is not None:
+        from relay.ownership import Elsewhere
+
+        try:
+            found = await referee.cluster.acquire(request.match_info["table_id"])
+        except (JournalUnavailable, StoreError):
+            log.exception("cannot claim a table")
+            return _error(503, "journal_unavailable", "this relay cannot serve the table now; try again")
+        if isinstance(found, Elsewhere):
+            return await elsewhere(request, found)
+        table = found
+    else:
+        table = referee.revive(request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
     if request.method != "GET":  # the route also answers HEAD
@@ -378,6 +403,16 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     referee.sockets += 1
     _take_over(request, transport, sock, reply)
     return _Switched(status=101)
+
+
+async def elsewhere(request: web.Request, owner: Elsewhere) -> web.StreamResponse:
+    """A socket for a table another live relay owns. Until relaying (relay/bus.py) takes it, the client is
+    told to retry (the front sends it to the owner once its hash agrees)."""
+    return web.json_response(
+        {"code": "owned_elsewhere", "message": "another relay serves this table; try again"},
+        status=503,
+        headers={"Retry-After": "1"},
+    )
 
 
 def _take_over(request: web.Request, transport: asyncio.Transport, sock: WebSocket, reply: bytes) -> None:
@@ -673,7 +708,7 @@ async def dispatch(
         command = lambda t: [engine.Play(_seat(conn), engine.Pass())]  # noqa: E731
     else:  # pragma: no cover - parse_frame admits only the types above
         raise _Refusal(m.id, "unknown_type", m.type)
-    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0)
+    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0, digest=resend.digest(m))
 
 
 _gc_started = 0.0
@@ -735,7 +770,26 @@ def create_app(
         store = open_journal(config)
         driver = load_default_driver(words) if bot_driver is _UNSET else bot_driver
         referee = Referee(config, store, words, now_ms=clock, metrics=app[METRICS_KEY], bot_driver=driver)
-        restored = referee.restore()
+        ownership: Ownership | None = None
+        if config.cluster:
+            # Tables are claimed when their sockets arrive, not restored (relay/ownership.py).
+            from relay.ownership import Ownership
+            from relay.pgstore import PostgresStore
+
+            assert isinstance(store, PostgresStore)
+            ownership = Ownership(referee, store)
+            try:
+                await ownership.start()
+            except BaseException:
+                await ownership.close()
+                store.close()
+                raise
+            referee.cluster = ownership
+            if now_ms is None:
+                referee.now_ms = ownership.now_ms
+            restored = 0
+        else:
+            restored = referee.restore()
         app[REFEREE_KEY] = referee
         logging.getLogger("lexio.relay").info(
             "relay ready",
@@ -761,6 +815,8 @@ def create_app(
         finally:
             await referee.shutdown()
             await hub.close_all(CLOSE_RESTART, b"server restarting")
+            if ownership is not None:
+                await ownership.close()
             store.close()
 
     async def on_shutdown(app: web.Application) -> None:
