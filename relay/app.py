@@ -17,12 +17,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from ipaddress import IPv6Address, ip_address
 from math import ceil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 import engine
-from relay import chat
+from relay import chat, resend
 from relay.botdriver import BotDriver, load_default_driver
 from relay.bus import Bus
 from relay.config import Config
@@ -38,6 +38,9 @@ from relay.static import StaticSite
 from relay.store import StoreError
 from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Socket, Table, dumps, wall_clock_ms
 from relay.ws import HandshakeError, Hub, WebSocket, handshake_reply
+
+if TYPE_CHECKING:  # psycopg is only needed by hosts that use PostgreSQL
+    from relay.ownership import Ownership
 
 log = logging.getLogger("lexio.relay")
 
@@ -205,7 +208,7 @@ async def create_table(request: web.Request) -> web.Response:
     if not isinstance(variant, str):
         return _error(400, "bad_request", "variant must be a string")
     try:
-        table = referee.create_table(turn_seconds=turn_seconds, public=public, variant=variant)
+        table = await referee.acreate_table(turn_seconds=turn_seconds, public=public, variant=variant)
     except RelayError as err:
         return _error(400, err.code, err.message)
     except engine.LexioError as err:
@@ -243,9 +246,16 @@ async def list_tables(request: web.Request) -> web.Response:
     return web.json_response({"tables": out})
 
 
+async def _read_table(referee: Referee, table_id: str) -> Table | None:
+    # Cluster mode reads PostgreSQL off the event loop (relay/ownership.py).
+    if referee.cluster is not None:
+        return await referee.cluster.read_table(table_id)
+    return referee.read_table(table_id)
+
+
 async def get_table(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
-    table = referee.read_table(request.match_info["table_id"])
+    table = await _read_table(referee, request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
     return web.json_response(_table_summary(referee, table))
@@ -253,7 +263,7 @@ async def get_table(request: web.Request) -> web.Response:
 
 async def get_gcg(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
-    table = referee.read_table(request.match_info["table_id"])
+    table = await _read_table(referee, request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
     if table.status != "ended":
@@ -265,13 +275,16 @@ async def get_gcg(request: web.Request) -> web.Response:
 
 async def healthz(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
+    cluster = referee.cluster.health() if referee.cluster is not None else {"ok": True}
     return web.json_response(
         {
-            "ok": True,
+            **cluster,
             "tables": len(referee.tables),
             "sockets": referee.sockets,
             "uptime_s": int(time.monotonic() - referee.started),
-        }
+        },
+        # Cluster mode: a node that cannot renew its heartbeat (or is draining) leaves the front's rotation.
+        status=200 if cluster["ok"] else 503,
     )
 
 
@@ -360,8 +373,12 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         return _error(403, "bad_origin", "this Origin may not open a game socket")
     owner: str | None = None
     if LOCATE_KEY in request.app:
-        # Cluster mode: the table here, or the node that owns it (the socket is then relayed to it).
-        placed = await request.app[LOCATE_KEY](request.match_info["table_id"])
+        # Cluster mode: the table, claimed here; or the live node that owns it (the socket is relayed there).
+        try:
+            placed = await request.app[LOCATE_KEY](request.match_info["table_id"])
+        except (JournalUnavailable, StoreError):
+            log.exception("cannot claim a table")
+            return _error(503, "journal_unavailable", "this relay cannot serve the table now; try again")
         table, owner = (None, placed) if isinstance(placed, str) else (placed, None)
     else:
         # A finished table freed from memory (or from before a restart) comes back: its players may
@@ -695,7 +712,7 @@ async def dispatch(
         command = lambda t: [engine.Play(_seat(conn), engine.Pass())]  # noqa: E731
     else:  # pragma: no cover - parse_frame admits only the types above
         raise _Refusal(m.id, "unknown_type", m.type)
-    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0)
+    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0, digest=resend.digest(m))
 
 
 _gc_started = 0.0
@@ -759,7 +776,26 @@ def create_app(
         store = open_journal(config)
         driver = load_default_driver(words) if bot_driver is _UNSET else bot_driver
         referee = Referee(config, store, words, now_ms=clock, metrics=app[METRICS_KEY], bot_driver=driver)
-        restored = referee.restore()
+        ownership: Ownership | None = None
+        if config.cluster:
+            # Tables are claimed when their sockets arrive, not restored (relay/ownership.py).
+            from relay.ownership import Ownership
+            from relay.pgstore import PostgresStore
+
+            assert isinstance(store, PostgresStore)
+            ownership = Ownership(referee, store)
+            try:
+                await ownership.start()
+            except BaseException:
+                await ownership.close()
+                store.close()
+                raise
+            referee.cluster = ownership
+            if now_ms is None:
+                referee.now_ms = ownership.now_ms
+            restored = 0
+        else:
+            restored = referee.restore()
         app[REFEREE_KEY] = referee
         logging.getLogger("lexio.relay").info(
             "relay ready",
@@ -778,7 +814,10 @@ def create_app(
             gc.callbacks.append(_gc_timer)
         referee.start()
         hub.start()
-        bus = await _start_bus(app, relaying) if relaying is not None else None
+        relays = relaying
+        if relays is None and ownership is not None and config.bus_url is not None:
+            relays = Relaying(config.bus_url, ownership.node_id, _locate(ownership))
+        bus = await _start_bus(app, relays) if relays is not None else None
         for table in referee.tables.values():
             referee._schedule_bot(table)
         try:
@@ -788,6 +827,8 @@ def create_app(
             await hub.close_all(CLOSE_RESTART, b"server restarting")
             if bus is not None:
                 await bus.close()
+            if ownership is not None:
+                await ownership.close()
             store.close()
 
     async def on_shutdown(app: web.Application) -> None:
@@ -810,6 +851,17 @@ def create_app(
     return app
 
 
+def _locate(ownership: Ownership) -> Locate:
+    """Cluster mode's answer to "where is this table": claimed here, another live node's id, or None."""
+    from relay.ownership import Elsewhere
+
+    async def locate(table_id: str) -> Table | str | None:
+        found = await ownership.acquire(table_id)
+        return found.node_id if isinstance(found, Elsewhere) else found
+
+    return locate
+
+
 async def _start_bus(app: web.Application, relaying: Relaying) -> Bus:
     """Connect the Redis bus: sockets of tables owned elsewhere are relayed to their owners (the edge
     side), and sockets relayed here from other nodes are served as local ones (the owner side)."""
@@ -817,7 +869,11 @@ async def _start_bus(app: web.Application, relaying: Relaying) -> Bus:
     locate = relaying.locate
 
     async def open_relayed(table_id: str, peer: str, link_base: str, socket: Socket) -> GameSession | None:
-        placed = await locate(table_id)
+        try:
+            placed = await locate(table_id)
+        except (JournalUnavailable, StoreError):
+            log.exception("cannot claim a relayed table")
+            return None
         if not isinstance(placed, Table):
             return None  # moved on (or gone) since the edge looked
         referee, config = app[REFEREE_KEY], app[CONFIG_KEY]

@@ -20,6 +20,7 @@ import sqlite3
 from collections import deque
 from typing import Any, Final
 
+from relay.journal import JournalUnavailable
 from relay.store import ChatRow
 from relay.tables import Conn, Referee, RelayError, Table, dumps
 
@@ -115,7 +116,7 @@ def send_history(referee: Referee, table: Table, conn: Conn) -> None:
     A store that cannot be read costs the history, not the welcome (logged)."""
     try:
         rows = referee.store.chat(table.id, SEATS, HISTORY) + referee.store.chat(table.id, WATCHERS, HISTORY)
-    except sqlite3.Error:
+    except (sqlite3.Error, JournalUnavailable):
         log.exception("chat history unreadable", extra={"fields": {"table": table.id}})
         return
     rows.sort(key=lambda r: r.id)
