@@ -210,6 +210,14 @@ class PostgresServer(_Service):
             self._as_pg = ["runuser", "-u", "postgres", "--"]
         self._names = itertools.count(1)
 
+    def reachable(self) -> bool:
+        """Whether the server's user can reach its directory (as root, ``postgres`` needs every parent
+        directory to be traversable: not so under /root or a 0700 temp dir)."""
+        if not self._as_pg:
+            return True
+        done = subprocess.run([*self._as_pg, "test", "-x", str(self.dir)], capture_output=True, check=False)
+        return done.returncode == 0
+
     def _run(self, *args: str) -> None:
         done = subprocess.run(
             [*self._as_pg, *args], capture_output=True, text=True, timeout=60, cwd=self.dir, check=False

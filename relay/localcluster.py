@@ -21,6 +21,7 @@ from relay.cluster import HAProxy, PostgresServer, RedisServer, RelayNode, Servi
 from relay.testing import HOST, RelayStartError
 
 RESTART_DELAY_S = 1.0
+FALLBACK_PG_DIR = Path("/var/tmp/lexio-cluster/postgresql")
 
 
 class Stop(Exception):
@@ -39,6 +40,11 @@ def _journal_url(pg: PostgresServer) -> str:
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = 'lexio'").fetchone() is None:
             conn.execute("CREATE DATABASE lexio")
     return pg.url("lexio")
+
+
+def _pid(service: PostgresServer | RedisServer | HAProxy) -> int:
+    assert service.proc is not None
+    return service.proc.pid
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, _stop)
 
     pg = PostgresServer(durable=True, directory=data / "postgresql")
+    if not pg.reachable():
+        # As root in a checkout under /root (say): the postgres user cannot enter it.
+        pg = PostgresServer(durable=True, directory=FALLBACK_PG_DIR)
+        print(f"{data} is out of the postgres user's reach: the journal is kept in {FALLBACK_PG_DIR}")
     redis: RedisServer | None = None
     front: HAProxy | None = None
     relays: list[RelayNode] = []
@@ -89,10 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         except (ServiceUnavailable, RelayStartError) as err:
             print(f"make cluster: {err}", file=sys.stderr)
             return 1
-        print(f"PostgreSQL {pg.url('lexio')} (data {pg.data})", flush=True)
-        print(f"Redis {redis.url}", flush=True)
+        print(f"PostgreSQL {pg.url('lexio')} pid {_pid(pg)} (data {pg.data})")
+        print(f"Redis {redis.url} pid {_pid(redis)}")
         for node in relays:
-            print(f"relay {node.name} {node.url} (log {node.log})", flush=True)
+            print(f"relay {node.name} {node.url} pid {node.pid} (log {node.log})")
+        print(f"HAProxy pid {_pid(front)} (config {front.config})")
         print(f"Lexio: {front_url}/  (HAProxy in front of {len(relays)} relays; Ctrl-C stops them all)")
         sys.stdout.flush()
         while True:
