@@ -1,5 +1,5 @@
-"""``make cluster`` (python -m relay.localcluster): PostgreSQL, Redis, three relays and HAProxy come up, a game
-is played through the front to its end, and Ctrl-C (SIGINT) stops every one of those processes."""
+"""``make cluster`` (python -m relay.localcluster): PostgreSQL, Redis, three relays and HAProxy come up, a
+game is played through the front to its end, and Ctrl-C (SIGINT) stops every one of those processes."""
 
 from __future__ import annotations
 
