@@ -403,9 +403,10 @@ class HAProxy(_Service):
                 chunks.append(chunk)
         return b"".join(chunks).decode()
 
-    def server_states(self, backend: str = "relays") -> dict[str, str]:
-        """Each relay's status as HAProxy sees it (``UP``, ``DOWN``, ``MAINT``, ``UP 1/2``...)."""
-        out: dict[str, str] = {}
+    def server_stats(self, backend: str = "relays") -> dict[str, dict[str, str]]:
+        """Each relay's row of ``show stat`` (``status``: UP, DOWN, MAINT...; ``chkdown``: times marked
+        down; ``scur``: sessions now...)."""
+        out: dict[str, dict[str, str]] = {}
         lines = self.command_socket("show stat").splitlines()
         if not lines:
             return out
@@ -413,8 +414,12 @@ class HAProxy(_Service):
         for line in lines[1:]:
             row = dict(zip(header, line.split(","), strict=False))
             if row.get("pxname") == backend and row.get("svname") not in ("FRONTEND", "BACKEND"):
-                out[row["svname"]] = row.get("status", "")
+                out[row["svname"]] = row
         return out
+
+    def server_states(self, backend: str = "relays") -> dict[str, str]:
+        """Each relay's status as HAProxy sees it (``UP``, ``DOWN``, ``MAINT``, ``UP 1/2``...)."""
+        return {name: row.get("status", "") for name, row in self.server_stats(backend).items()}
 
     def set_state(self, server: str, state: str) -> None:
         """``ready``, ``drain`` (no new connections) or ``maint`` for one relay."""
