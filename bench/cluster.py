@@ -36,6 +36,7 @@ import queue
 import random
 import resource
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -69,10 +70,14 @@ def summary(event: dict[str, Any]) -> tuple[Any, ...]:
     return (event.get("type"), event.get("seat"), tiles)
 
 
+CLUSTERS: list[Cluster] = []
+
+
 class Cluster:
     """PostgreSQL, Redis, ``nodes`` relays and HAProxy in front, in ``tmp``."""
 
     def __init__(self, tmp: Path, nodes: int, *, log_level: str = "WARNING") -> None:
+        CLUSTERS.append(self)  # stopped by main() whatever happens
         self.tmp = tmp
         self.pg = PostgresServer(max_connections=400)
         self.redis = RedisServer()
@@ -263,7 +268,7 @@ class TakeoverSeat(relay_load.Seat):
                     if msg.type != aiohttp.WSMsgType.TEXT:
                         break
                     self.on(json.loads(msg.data))
-                    if stop.is_set():
+                    if stop.is_set() or self.status == "ended":
                         break
             except (aiohttp.ClientError, OSError):
                 pass
@@ -521,6 +526,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
     work.mkdir()
     cluster = Cluster(work, nodes)
     ctx = mp.get_context("spawn")
+    workers: list[Any] = []
     try:
         await asyncio.to_thread(cluster.start)
         ready_q: Any = ctx.Queue()
@@ -583,6 +589,9 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
             w.join(15)
         downs = front_downs(cluster)
     finally:
+        for w in workers:
+            if w.is_alive():
+                w.kill()
         cluster.stop()
     p = f"load{nodes}_"
     print(
@@ -654,7 +663,14 @@ def main() -> int:
     # Thousands of sockets in the load generators (spawned children inherit the limit).
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return asyncio.run(main_async(args))
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        return asyncio.run(main_async(args))
+    finally:
+        # The servers run in sessions of their own: an interrupted bench must not leave them running.
+        for cluster in CLUSTERS:
+            with contextlib.suppress(Exception):
+                cluster.stop()
 
 
 if __name__ == "__main__":
