@@ -1,7 +1,7 @@
-"""Two browsers play through HAProxy in front of three relays (PostgreSQL + Redis, as `make cluster` runs them);
-the relay that owns their table is killed (-9) mid-game: both pages come back by themselves through the front,
-on another relay, with the board and scores as they were, and the game goes on (issue 15: the web app knows
-nothing of nodes)."""
+"""Two browsers play through HAProxy in front of three relays (PostgreSQL + Redis, as `make cluster` runs
+them); the relay that owns their table is killed (-9) mid-game: both pages come back by themselves through
+the front, on another relay, with the board and scores as they were, and the game goes on (issue 15: the
+web app knows nothing of nodes)."""
 
 from __future__ import annotations
 
