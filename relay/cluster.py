@@ -392,6 +392,19 @@ class HAProxy(_Service):
         if done.returncode != 0:
             raise ServiceUnavailable(f"haproxy -c: {done.stdout}{done.stderr}")
 
+    def start(self, timeout: float = 30.0) -> None:
+        """Start and wait until both the front port and the admin socket answer."""
+        super().start(timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.command_socket("show info")
+                return
+            except OSError as err:
+                if time.monotonic() > deadline or not self.running():
+                    raise ServiceUnavailable(f"haproxy admin socket: {err}: {_tail(self.log)}") from err
+                time.sleep(0.02)
+
     def command_socket(self, line: str) -> str:
         """One command on the admin socket (e.g. ``show stat``); its answer."""
         with socket.socket(socket.AF_UNIX) as s:
