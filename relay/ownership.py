@@ -99,6 +99,9 @@ class Ownership:
         """First heartbeat (raises JournalUnavailable if PostgreSQL cannot be reached), then the thread and
         the watcher."""
         await self._off_loop(self.beat)
+        # The first one also connected (and took the node's lock): its round trip says little of the clock.
+        self._samples.clear()
+        await self._off_loop(self.beat)
         self._thread = threading.Thread(target=self._beat_loop, name="lexio-heartbeat", daemon=True)
         self._thread.start()
         self._watcher = asyncio.get_running_loop().create_task(self._watch())
