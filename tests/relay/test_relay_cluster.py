@@ -260,9 +260,7 @@ async def test_sigterm_drains_a_relay_in_under_a_second_and_its_tables_move_at_o
                 acked.append((answer[0]["seq"], int(mover.seat or 0), move))
             assert_journaled(rows, acked)
             assert back[0].seq == len(rows)
-            print(
-                f"drain: sockets closed after {closed * 1000:.0f} ms, exited after {exited * 1000:.0f} ms"
-            )
+            print(f"drain: sockets closed after {closed * 1000:.0f} ms, exited after {exited * 1000:.0f} ms")
             for p in [*players, *back]:
                 await p.close()
 
