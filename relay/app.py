@@ -24,6 +24,7 @@ from aiohttp import web
 import engine
 from relay import chat, resend
 from relay.botdriver import BotDriver, load_default_driver
+from relay.bus import Bus
 from relay.config import Config
 from relay.guard import MAX_BODY, Guard, guard_middleware, raise_nofile, serve
 from relay.journal import JournalUnavailable, open_journal
@@ -32,13 +33,14 @@ from relay.limits import Limits, address_key
 from relay.logs import access_log, client_warning
 from relay.metrics import Metrics
 from relay.protocol import ClientMessage, ProtocolError, RateLimiter, TileIn, parse_frame
+from relay.relaying import EdgeSide, Locate, OwnerSide, Relaying
 from relay.static import StaticSite
 from relay.store import StoreError
-from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Table, dumps, wall_clock_ms
+from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Socket, Table, dumps, wall_clock_ms
 from relay.ws import HandshakeError, Hub, WebSocket, handshake_reply
 
 if TYPE_CHECKING:  # psycopg is only needed by hosts that use PostgreSQL
-    from relay.ownership import Elsewhere, Ownership
+    from relay.ownership import Ownership
 
 log = logging.getLogger("lexio.relay")
 
@@ -47,6 +49,10 @@ REFEREE_KEY = web.AppKey("referee", Referee)
 METRICS_KEY = web.AppKey("metrics", Metrics)
 STATIC_KEY = web.AppKey("static", StaticSite)
 HUB_KEY = web.AppKey("ws_hub", Hub)
+# Cluster mode only (relay/bus.py, relay/relaying.py): the Redis bus, its edge side, where tables live.
+BUS_KEY = web.AppKey("bus", Bus)
+EDGE_KEY = web.AppKey("edge", EdgeSide)
+LOCATE_KEY: web.AppKey[Locate] = web.AppKey("locate")
 # Seconds of silence before a game socket is pinged; it is dropped if the pong takes half as long again.
 HEARTBEAT_SECONDS = 30.0
 
@@ -365,22 +371,20 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     config = request.app[CONFIG_KEY]
     if not origin_allowed(request, config.allow_origins, config.public_origin):
         return _error(403, "bad_origin", "this Origin may not open a game socket")
-    # A finished table freed from memory (or from before a restart) comes back: its players may reconnect
-    # to see the end and ask for, or learn of, a new table with the same players.
-    if referee.cluster is not None:
-        from relay.ownership import Elsewhere
-
+    owner: str | None = None
+    if LOCATE_KEY in request.app:
+        # Cluster mode: the table, claimed here; or the live node that owns it (the socket is relayed there).
         try:
-            found = await referee.cluster.acquire(request.match_info["table_id"])
+            placed = await request.app[LOCATE_KEY](request.match_info["table_id"])
         except (JournalUnavailable, StoreError):
             log.exception("cannot claim a table")
             return _error(503, "journal_unavailable", "this relay cannot serve the table now; try again")
-        if isinstance(found, Elsewhere):
-            return await elsewhere(request, found)
-        table = found
+        table, owner = (None, placed) if isinstance(placed, str) else (placed, None)
     else:
+        # A finished table freed from memory (or from before a restart) comes back: its players may
+        # reconnect to see the end and ask for, or learn of, a new table with the same players.
         table = referee.revive(request.match_info["table_id"])
-    if table is None:
+    if table is None and owner is None:
         return _error(404, "table_not_found", "no such table")
     if request.method != "GET":  # the route also answers HEAD
         return _error(400, "bad_request", "a WebSocket upgrade is a GET request")
@@ -394,25 +398,25 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     # Computed now (the request is not kept): only a rematch needs it, and the sockets of one host share
     # the one interned string.
     link_base = sys.intern(_link_base(request))
+    client = config.client_address(request.remote, _forwarded_for(request))
+    if owner is not None:
+        edge = request.app[EDGE_KEY]
+        relayed = edge.open(owner, request.match_info["table_id"], client, link_base)
+        sock = WebSocket(
+            relayed, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT, max_output=config.output_cap_kib * 1024
+        )
+        _take_over(request, transport, sock, reply)
+        edge.attach(relayed, sock)
+        return _Switched(status=101)
+    assert table is not None
     session = GameSession(referee, config, table, link_base, request.app[LIMITS_KEY])
     sock = WebSocket(
         session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT, max_output=config.output_cap_kib * 1024
     )
-    client = config.client_address(request.remote, _forwarded_for(request))
     session.conn = Conn(sock, sys.intern(client))
     referee.sockets += 1
     _take_over(request, transport, sock, reply)
     return _Switched(status=101)
-
-
-async def elsewhere(request: web.Request, owner: Elsewhere) -> web.StreamResponse:
-    """A socket for a table another live relay owns. Until relaying (relay/bus.py) takes it, the client is
-    told to retry (the front sends it to the owner once its hash agrees)."""
-    return web.json_response(
-        {"code": "owned_elsewhere", "message": "another relay serves this table; try again"},
-        status=503,
-        headers={"Retry-After": "1"},
-    )
 
 
 def _take_over(request: web.Request, transport: asyncio.Transport, sock: WebSocket, reply: bytes) -> None:
@@ -748,12 +752,14 @@ def create_app(
     now_ms: Clock | None = None,
     lexicon: engine.Lexicon | None = None,
     bot_driver: BotDriver | None = _UNSET,
+    relaying: Relaying | None = None,
 ) -> web.Application:
     """Build the relay application.
 
     ``now_ms`` (tests) replaces the wall clock; ``lexicon`` replaces loading ``config.lexicon``;
-    ``bot_driver`` replaces ``relay.bots.driver()`` (None: no bots). The journal is opened and unfinished
-    tables restored at startup (raises sqlite3.Error / relay.lexicon.LexiconError then).
+    ``bot_driver`` replaces ``relay.bots.driver()`` (None: no bots); ``relaying`` (cluster mode) relays
+    sockets of tables owned elsewhere over its Redis bus (relay/relaying.py). The journal is opened and
+    unfinished tables restored at startup (raises sqlite3.Error / relay.lexicon.LexiconError then).
     """
     app = web.Application(middlewares=[headers_middleware, guard_middleware], client_max_size=MAX_BODY)
     app[CONFIG_KEY] = config
@@ -808,6 +814,10 @@ def create_app(
             gc.callbacks.append(_gc_timer)
         referee.start()
         hub.start()
+        relays = relaying
+        if relays is None and ownership is not None and config.bus_url is not None:
+            relays = Relaying(config.bus_url, ownership.node_id, _locate(ownership))
+        bus = await _start_bus(app, relays) if relays is not None else None
         for table in referee.tables.values():
             referee._schedule_bot(table)
         try:
@@ -815,6 +825,8 @@ def create_app(
         finally:
             await referee.shutdown()
             await hub.close_all(CLOSE_RESTART, b"server restarting")
+            if bus is not None:
+                await bus.close()
             if ownership is not None:
                 await ownership.close()
             store.close()
@@ -837,6 +849,45 @@ def create_app(
     app.router.add_get("/ws/{table_id}", websocket)
     app.router.add_route("*", "/{path:.*}", app[STATIC_KEY].handle)
     return app
+
+
+def _locate(ownership: Ownership) -> Locate:
+    """Cluster mode's answer to "where is this table": claimed here, another live node's id, or None."""
+    from relay.ownership import Elsewhere
+
+    async def locate(table_id: str) -> Table | str | None:
+        found = await ownership.acquire(table_id)
+        return found.node_id if isinstance(found, Elsewhere) else found
+
+    return locate
+
+
+async def _start_bus(app: web.Application, relaying: Relaying) -> Bus:
+    """Connect the Redis bus: sockets of tables owned elsewhere are relayed to their owners (the edge
+    side), and sockets relayed here from other nodes are served as local ones (the owner side)."""
+    bus = Bus(relaying.bus_url, relaying.node_id)
+    locate = relaying.locate
+
+    async def open_relayed(table_id: str, peer: str, link_base: str, socket: Socket) -> GameSession | None:
+        try:
+            placed = await locate(table_id)
+        except (JournalUnavailable, StoreError):
+            log.exception("cannot claim a relayed table")
+            return None
+        if not isinstance(placed, Table):
+            return None  # moved on (or gone) since the edge looked
+        referee, config = app[REFEREE_KEY], app[CONFIG_KEY]
+        session = GameSession(referee, config, placed, sys.intern(link_base), app[LIMITS_KEY])
+        session.conn = Conn(socket, sys.intern(peer))
+        referee.sockets += 1
+        return session
+
+    app[EDGE_KEY] = EdgeSide(bus)
+    OwnerSide(bus, open_relayed)
+    app[BUS_KEY] = bus
+    app[LOCATE_KEY] = locate
+    await bus.start()
+    return bus
 
 
 def run(config: Config) -> None:

@@ -1,0 +1,262 @@
+"""Relaying between real relay processes in cluster mode: PostgreSQL decides who owns a table, Redis carries
+the frames of a socket that landed on another node (relay/bus.py, relay/relaying.py).
+
+Two relays (``a`` and ``b``) on one PostgreSQL journal and one Redis, all on loopback, started here. A
+table created on ``a`` is owned by ``a``; a player who connects to ``b`` is relayed to ``a``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import psycopg
+import pytest
+from pgcluster import PostgresCluster
+from relaykit import Player, create_table, play_to_end, write_short_lexicon
+
+from relay.cluster import RedisServer, RelayNode
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class Cluster:
+    a: RelayNode
+    b: RelayNode
+    redis: RedisServer
+    db: str
+
+
+@pytest.fixture
+def redis() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+def node(name: str, tmp_path: Path, db: str, bus: str) -> RelayNode:
+    return RelayNode(
+        name,
+        db=db,
+        bus=bus,
+        log=tmp_path / f"{name}.log",
+        static=tmp_path / "nostatic",
+        extra=[
+            "--lexicon",
+            str(tmp_path / "short.txt"),
+            "--test-seed",
+            "5",
+            "--tick-seconds",
+            "0.05",
+            "--grace-seconds",
+            "30",
+            "--log-json",
+        ],
+        env={**os.environ, "PYTHONPATH": str(REPO), "LEXIO_ALLOW_TEST_SEED": "1"},
+        cwd=tmp_path,
+        start_timeout=30,
+    )
+
+
+@pytest.fixture
+async def cluster(tmp_path: Path, pg_cluster: PostgresCluster, redis: RedisServer) -> AsyncIterator[Cluster]:
+    write_short_lexicon(tmp_path / "short.txt")
+    db = pg_cluster.new_database()
+    a, b = node("a", tmp_path, db, redis.url), node("b", tmp_path, db, redis.url)
+    try:
+        await asyncio.gather(a.astart(), b.astart())
+        yield Cluster(a, b, redis, db)
+    finally:
+        for n in (a, b):
+            n.stop()
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as s:
+        yield s
+
+
+async def wait_until(pred: Any, timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not pred():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.02)
+
+
+def journal(db: str, table: str) -> list[tuple[int, str]]:
+    """The table's journal as PostgreSQL holds it: (seq, event type), in order."""
+    with psycopg.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT seq, body FROM events WHERE table_id = %s ORDER BY seq", (table,)
+        ).fetchall()
+    return [(int(seq), str(body)) for seq, body in rows]
+
+
+async def healthz(session: aiohttp.ClientSession, n: RelayNode) -> dict[str, Any]:
+    async with session.get(n.url + "/healthz") as resp:
+        data: dict[str, Any] = await resp.json()
+        return data
+
+
+async def two_seats(session: aiohttp.ClientSession, c: Cluster) -> tuple[str, Player, Player]:
+    """A started game owned by ``a``: seat 0 connected to ``a``, seat 1 to ``b`` (relayed)."""
+    table = await create_table(session, c.a, turn_seconds=600)
+    local = await Player.connect(session, c.a, table)
+    await local.join("Local")
+    relayed = await Player.connect(session, c.b, table)
+    await relayed.join("Relayed")
+    assert relayed.seat == 1
+    ans = await local.send({"type": "start"})
+    assert ans["type"] == "ack", ans
+    await relayed.wait_seq(local.seq)
+    return table, local, relayed
+
+
+def in_order(local: Player, relayed: Player) -> list[Player]:
+    return [local, relayed] if local.seat == 0 else [relayed, local]
+
+
+def away(seat: int | None) -> Any:
+    return lambda f: (
+        f["type"] == "presence" and len(f["seats"]) > (seat or 0) and not f["seats"][seat]["connected"]
+    )
+
+
+async def test_a_client_on_a_node_that_does_not_own_the_table_plays_a_whole_game_through_the_owner(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    table, local, relayed = await two_seats(session, cluster)
+    if relayed.turn != relayed.seat:
+        ans = await local.send({"type": "pass"})  # the board stays empty for the four-letter try
+        assert ans["type"] == "ack", ans
+        await relayed.wait_seq(ans["seq"])
+    # Rejected (unknown word) and refused (not your turn) answers come back through the edge.
+    tiles = [
+        {"sq": sq, "letter": "E" if ch == "?" else ch, "blank": ch == "?"}
+        for sq, ch in zip(["G7", "H7", "I7", "J7"], relayed.rack, strict=False)
+    ]
+    ans = await relayed.send({"type": "place", "tiles": tiles})
+    assert ans["type"] == "rejected" and ans["words"], ans
+    ans = await local.send({"type": "pass"})
+    assert ans["type"] == "error" and ans["code"] == "not_your_turn", ans
+    # A resync through the edge gets the owner's snapshot, with this seat's rack.
+    before = len(relayed.frames)
+    await relayed.ws.send_json({"type": "resync", "id": "r1"})
+    snap = await relayed.wait_for(lambda f: f["type"] == "snapshot", start=before)
+    assert snap["seq"] == relayed.seq and snap["view"]["rack"] == relayed.rack
+    await play_to_end(in_order(local, relayed))
+    for p in (local, relayed):
+        await p.wait_for(lambda f: f["type"] == "event" and f["event"]["type"] == "game_ended")
+    seen = [f["seq"] for f in relayed.frames if f["type"] == "event"]
+    assert seen == sorted(set(seen))
+    assert set(seen) <= {seq for seq, _ in journal(cluster.db, table)}
+    assert (await healthz(session, cluster.b))["tables"] == 0  # b relayed; it never held the table
+    await local.close()
+    await relayed.close()
+
+
+async def test_the_same_seat_opened_through_two_nodes_behaves_as_on_one_relay(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    table, local, relayed = await two_seats(session, cluster)
+    again = await Player.connect(session, cluster.b, table)
+    welcome = await again.send({"type": "join", "token": local.token})
+    assert welcome["type"] == "welcome" and welcome["seat"] == 0
+    await wait_until(lambda: local.closed is not None)
+    assert local.closed == 4001
+    direct = await Player.connect(session, cluster.a, table)
+    welcome = await direct.send({"type": "join", "token": relayed.token})
+    assert welcome["type"] == "welcome" and welcome["seat"] == 1
+    await wait_until(lambda: relayed.closed is not None)
+    assert relayed.closed == 4001
+    summary_url = f"{cluster.a.url}/api/tables/{table}"
+    async with session.get(summary_url) as resp:
+        seats = (await resp.json())["seats"]
+    assert [s["connected"] for s in seats] == [True, True]
+    on_turn = again if again.turn == 0 else direct
+    ans = await on_turn.send({"type": "pass"})
+    assert ans["type"] == "ack", ans
+    await again.close()
+    await direct.close()
+
+
+async def test_redis_killed_and_restarted_breaks_only_relayed_sockets_and_loses_no_acknowledged_action(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    table, local, relayed = await two_seats(session, cluster)
+    acked: list[int] = []
+    for _ in range(3):
+        mover = local if local.turn == local.seat else relayed
+        await mover.wait_seq(local.seq)
+        ans = await mover.send(mover.choose())
+        assert ans["type"] == "ack", ans
+        acked.append(ans["seq"])
+    await relayed.wait_seq(acked[-1])
+    mark = len(local.frames)
+    cluster.redis.kill()
+    await wait_until(lambda: relayed.closed is not None, timeout=5)
+    assert relayed.closed == 1012
+    await local.wait_for(away(relayed.seat), start=mark, timeout=5)
+    assert local.closed is None  # the owner's own socket plays on
+    if local.turn == local.seat:
+        ans = await local.send(local.choose())
+        assert ans["type"] == "ack", ans
+        acked.append(ans["seq"])
+    cluster.redis.start()
+    back: Player | None = None
+    for _ in range(50):  # the bus reconnects with backoff; meanwhile relayed sockets close with 1012
+        back = await Player.connect(session, cluster.b, table)
+        ans = await back.send({"type": "join", "token": relayed.token})
+        if ans["type"] == "welcome":
+            break
+        await asyncio.sleep(0.2)
+    assert back is not None and back.seat == relayed.seat
+    await back.wait_for(lambda f: f["type"] == "snapshot")
+    assert back.seq >= max(acked)
+    await play_to_end(in_order(local, back))
+    seqs = [seq for seq, _ in journal(cluster.db, table)]
+    assert len(seqs) == len(set(seqs)) and set(acked) <= set(seqs)
+    await local.close()
+    await back.close()
+
+
+async def test_an_edge_socket_closes_when_its_owner_is_killed_and_the_game_resumes_through_the_edge(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    table, local, relayed = await two_seats(session, cluster)
+    mover = local if local.turn == local.seat else relayed
+    ans = await mover.send(mover.choose())
+    assert ans["type"] == "ack", ans
+    acked = ans["seq"]
+    await relayed.wait_seq(acked)
+    cluster.a.kill()
+    await wait_until(lambda: relayed.closed is not None, timeout=5)
+    assert relayed.closed == 1012
+    # The client reconnects to b, which now finds no live owner and takes the table over.
+    back: Player | None = None
+    for _ in range(50):
+        back = await Player.connect(session, cluster.b, table)
+        try:
+            ans = await back.send({"type": "join", "token": relayed.token})
+        except ConnectionError:
+            ans = {"type": "closed"}
+        if ans["type"] == "welcome":
+            break
+        await asyncio.sleep(0.2)
+    assert back is not None and back.seat == relayed.seat
+    await back.wait_for(lambda f: f["type"] == "snapshot")
+    assert back.seq >= acked
+    await back.close()
