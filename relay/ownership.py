@@ -371,6 +371,10 @@ class Ownership:
             await asyncio.to_thread(self._thread.join, 5.0)
         self.executor.shutdown(wait=False, cancel_futures=True)
 
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a journal worker thread (for PostgreSQL calls made outside this module)."""
+        return await self._off_loop(fn, *args)
+
     async def _off_loop(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
 

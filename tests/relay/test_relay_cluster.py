@@ -90,7 +90,9 @@ async def test_a_killed_owners_table_resumes_on_another_relay_within_5_s_with_no
             assert all(p.seq >= acked[-1][0] for p in back)
             rows = journal(pg_url, table_id)
             assert_journaled(rows, acked)
-            # The game goes on at the next seq, on the new owner.
+            # The game goes on at the next seq, on the new owner (and so does its chat).
+            said = await back[0].send({"type": "chat", "text": "encore là"})
+            assert said["type"] == "ack", said
             more = await play(back, 2)
             assert more[0][0] == len(rows) + 1
             assert_journaled(journal(pg_url, table_id), acked + more)
