@@ -231,7 +231,8 @@ async def create_table(request: web.Request) -> web.Response:
 async def list_tables(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
     out = []
-    for t in referee.open_tables():
+    listed = await referee.cluster.open_tables() if referee.cluster is not None else referee.open_tables()
+    for t in listed:
         summary = _table_summary(referee, t)
         out.append(
             {
