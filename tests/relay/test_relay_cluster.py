@@ -28,7 +28,7 @@ from clusterkit import (
     stopping,
     wait_until,
 )
-from relaykit import Player, seated_game
+from relaykit import Player, create_table, seated_game
 
 
 def faketime(offset: str) -> dict[str, str]:
@@ -298,3 +298,31 @@ async def test_a_killed_relay_that_comes_back_takes_nothing_and_serves_new_table
             await play(fresh, 1)
             for p in [*players, *back, *fresh]:
                 await p.close()
+
+
+async def test_every_relay_lists_the_open_tables_of_the_whole_cluster(
+    tmp_path: Path, pg_url: str, redis: RedisServer
+) -> None:
+    """The lobby (GET /api/tables, sent round robin by the front) is the same whichever relay answers."""
+    a, b = node(tmp_path, "a", pg_url, redis.url), node(tmp_path, "b", pg_url, redis.url)
+    with stopping(a, b):
+        await asyncio.gather(a.astart(), b.astart())
+        async with aiohttp.ClientSession() as session:
+            served = await create_table(session, a, turn_seconds=120, public=True)
+            host = await Player.connect(session, a, served)
+            await host.join("Hôte")  # claimed by A
+            fresh = await create_table(session, b, turn_seconds=120, public=True)  # nobody claimed it yet
+            hidden = await create_table(session, b, turn_seconds=120, public=False)
+
+            async def listed(relay: Any) -> list[str]:
+                async with session.get(relay.url + "/api/tables") as resp:
+                    assert resp.status == 200
+                    return [t["id"] for t in (await resp.json())["tables"]]
+
+            for relay in (a, b):
+                ids = await listed(relay)
+                assert served in ids and fresh in ids and hidden not in ids, (relay.url, ids)
+            async with session.get(f"{b.url}/api/tables") as resp:
+                entry = next(t for t in (await resp.json())["tables"] if t["id"] == served)
+            assert [s["name"] for s in entry["seats"]] == ["Hôte"] and entry["free"] == 3
+            await host.close()
