@@ -713,7 +713,9 @@ async def dispatch(
         command = lambda t: [engine.Play(_seat(conn), engine.Pass())]  # noqa: E731
     else:  # pragma: no cover - parse_frame admits only the types above
         raise _Refusal(m.id, "unknown_type", m.type)
-    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0, digest=resend.digest(m))
+    return await referee.run(
+        table, conn, command, kind=m.type, msg_id=m.id, t0=t0, digest=resend.digest(m), resent=m.resent
+    )
 
 
 _gc_started = 0.0

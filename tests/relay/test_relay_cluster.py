@@ -89,6 +89,10 @@ async def test_a_killed_owners_table_resumes_on_another_relay_within_5_s_with_no
             first_owner, epoch = owner(pg_url, table_id)
             assert first_owner is not None and first_owner.startswith("a/") and epoch == 1
             acked = await play(players, 6)
+            # One more move on its way as the owner dies: committed or not, nobody can tell yet.
+            mover = next(p for p in players if p.seat == players[0].turn)
+            in_flight = {**mover.choose(), "id": "in-flight"}
+            await mover.ws.send_str(json.dumps(in_flight))
             killed = time.monotonic()
             a.kill9()
             back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
@@ -97,7 +101,20 @@ async def test_a_killed_owners_table_resumes_on_another_relay_within_5_s_with_no
             new_owner, new_epoch = owner(pg_url, table_id)
             assert new_owner is not None and new_owner.startswith("b/") and new_epoch == 2
             assert all(p.seq >= acked[-1][0] for p in back)
+            assert_journaled(journal(pg_url, table_id), acked)
+            # The client resends it with the same id on the new owner: applied exactly once either way, and
+            # if the dead owner had acknowledged it, the answer is that same ack.
+            first = [f for f in mover.frames if f.get("id") == "in-flight"]
+            again = await send_as(
+                next(p for p in back if p.seat == mover.seat), {**in_flight, "resent": True}
+            )
+            assert again["type"] == "ack", again
+            assert not first or (first[0]["type"], first[0]["seq"]) == ("ack", again["seq"]), first
+            acked.append((int(again["seq"]), int(mover.seat or 0), in_flight))
+            for p in back:
+                await p.wait_seq(again["seq"])
             rows = journal(pg_url, table_id)
+            assert len(rows) == again["seq"]
             assert_journaled(rows, acked)
             # The game goes on at the next seq, on the new owner (and so does its chat).
             said = await back[0].send({"type": "chat", "text": "encore là"})
@@ -176,8 +193,8 @@ async def test_a_relay_cut_from_postgresql_goes_unhealthy_and_acknowledges_nothi
                 fwd.thaw()
                 await wait_until("/healthz answers 200 again", lambda: health(c)[0] == 200, 10)
                 back = await rejoin(session, c, table_id, str(mover.token))
-                ans = await send_as(back, move)
-                again = await send_as(back, move)
+                ans = await send_as(back, {**move, "resent": True})
+                again = await send_as(back, {**move, "resent": True})
                 assert ans["type"] == again["type"] == "ack" and ans["seq"] == again["seq"], (ans, again)
                 rows = journal(pg_url, table_id)
                 assert_journaled(rows, [*acked, (ans["seq"], int(mover.seat or 0), move)])
