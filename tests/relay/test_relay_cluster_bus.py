@@ -18,7 +18,7 @@ import aiohttp
 import psycopg
 import pytest
 from pgcluster import PostgresCluster
-from relaykit import Player, create_table, play_to_end, write_short_lexicon
+from relaykit import Player, create_table, write_short_lexicon
 
 from relay.cluster import RedisServer, RelayNode
 
@@ -129,6 +129,39 @@ def in_order(local: Player, relayed: Player) -> list[Player]:
     return [local, relayed] if local.seat == 0 else [relayed, local]
 
 
+async def paced_game(players: list[Player], pace: float = 0.05) -> None:
+    """play_to_end at a pace the relay's default per-connection frame budget (15/s) allows."""
+    by_seat = {p.seat: p for p in players}
+    for _ in range(2000):
+        if players[0].status == "ended":
+            return
+        mover = by_seat[players[0].turn]
+        await mover.wait_seq(players[0].seq)
+        ans = await mover.send(mover.choose())
+        assert ans["type"] == "ack", ans
+        for p in players:
+            await p.wait_seq(ans["seq"])
+        await asyncio.sleep(pace)
+    raise AssertionError("game did not end")
+
+
+async def rejoin(session: aiohttp.ClientSession, node: RelayNode, table: str, token: str | None) -> Player:
+    """Reconnect as a client does after a 1012 (retrying, here every 0.2 s) until the seat is back."""
+    for _ in range(100):
+        p = await Player.connect(session, node, table)
+        await p.ws.send_json({"type": "join", "token": token, "id": "j"})
+        try:
+            welcome = await p.wait_for(lambda f: f.get("id") == "j", timeout=5)
+        except (ConnectionError, TimeoutError):
+            await p.close()
+            await asyncio.sleep(0.2)
+            continue
+        assert welcome["type"] == "welcome", welcome
+        await p.wait_for(lambda f: f["type"] == "snapshot")
+        return p
+    raise AssertionError("the seat did not come back")
+
+
 def away(seat: int | None) -> Any:
     return lambda f: (
         f["type"] == "presence" and len(f["seats"]) > (seat or 0) and not f["seats"][seat]["connected"]
@@ -157,7 +190,7 @@ async def test_a_client_on_a_node_that_does_not_own_the_table_plays_a_whole_game
     await relayed.ws.send_json({"type": "resync", "id": "r1"})
     snap = await relayed.wait_for(lambda f: f["type"] == "snapshot", start=before)
     assert snap["seq"] == relayed.seq and snap["view"]["rack"] == relayed.rack
-    await play_to_end(in_order(local, relayed))
+    await paced_game(in_order(local, relayed))
     for p in (local, relayed):
         await p.wait_for(lambda f: f["type"] == "event" and f["event"]["type"] == "game_ended")
     seen = [f["seq"] for f in relayed.frames if f["type"] == "event"]
@@ -216,17 +249,10 @@ async def test_redis_killed_and_restarted_breaks_only_relayed_sockets_and_loses_
         assert ans["type"] == "ack", ans
         acked.append(ans["seq"])
     cluster.redis.start()
-    back: Player | None = None
-    for _ in range(50):  # the bus reconnects with backoff; meanwhile relayed sockets close with 1012
-        back = await Player.connect(session, cluster.b, table)
-        ans = await back.send({"type": "join", "token": relayed.token})
-        if ans["type"] == "welcome":
-            break
-        await asyncio.sleep(0.2)
-    assert back is not None and back.seat == relayed.seat
-    await back.wait_for(lambda f: f["type"] == "snapshot")
+    back = await rejoin(session, cluster.b, table, relayed.token)
+    assert back.seat == relayed.seat
     assert back.seq >= max(acked)
-    await play_to_end(in_order(local, back))
+    await paced_game(in_order(local, back))
     seqs = [seq for seq, _ in journal(cluster.db, table)]
     assert len(seqs) == len(set(seqs)) and set(acked) <= set(seqs)
     await local.close()
@@ -246,17 +272,7 @@ async def test_an_edge_socket_closes_when_its_owner_is_killed_and_the_game_resum
     await wait_until(lambda: relayed.closed is not None, timeout=5)
     assert relayed.closed == 1012
     # The client reconnects to b, which now finds no live owner and takes the table over.
-    back: Player | None = None
-    for _ in range(50):
-        back = await Player.connect(session, cluster.b, table)
-        try:
-            ans = await back.send({"type": "join", "token": relayed.token})
-        except ConnectionError:
-            ans = {"type": "closed"}
-        if ans["type"] == "welcome":
-            break
-        await asyncio.sleep(0.2)
-    assert back is not None and back.seat == relayed.seat
-    await back.wait_for(lambda f: f["type"] == "snapshot")
+    back = await rejoin(session, cluster.b, table, relayed.token)
+    assert back.seat == relayed.seat
     assert back.seq >= acked
     await back.close()
