@@ -282,6 +282,8 @@ async def healthz(request: web.Request) -> web.Response:
             "tables": len(referee.tables),
             "sockets": referee.sockets,
             "uptime_s": int(time.monotonic() - referee.started),
+            # Cluster mode: the Redis bus (down, it only breaks relayed sockets: the node stays healthy).
+            **({"bus": request.app[BUS_KEY].health()} if BUS_KEY in request.app else {}),
         },
         # Cluster mode: a node that cannot renew its heartbeat (or is draining) leaves the front's rotation.
         status=200 if cluster["ok"] else 503,

@@ -101,6 +101,8 @@ class Side(Protocol):
 
     def peers(self) -> set[str]: ...
 
+    def count(self) -> int: ...
+
     def drop_peer(self, node: str, reason: str) -> None: ...
 
     def drop_all(self, reason: str) -> None: ...
@@ -165,6 +167,12 @@ class Bus:
         self._outbox.append((node, message))
         self._wake.set()
         return True
+
+    def health(self) -> dict[str, Any]:
+        """For /healthz: up or not, sockets relayed out (edge) and in (owner), reconnections so far."""
+        edge = self.edge.count() if self.edge is not None else 0
+        owner = self.owner.count() if self.owner is not None else 0
+        return {"up": self.up, "relayed_out": edge, "relayed_in": owner, "reconnects": self.reconnects}
 
     def touch(self, node: str) -> None:
         """A connection with ``node`` starts: it counts as heard from now."""

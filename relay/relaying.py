@@ -152,6 +152,9 @@ class EdgeSide:
     def peers(self) -> set[str]:
         return {s.owner for s in self.sessions.values()}
 
+    def count(self) -> int:
+        return len(self.sessions)
+
     def drop_peer(self, node: str, reason: str) -> None:
         for session in [s for s in self.sessions.values() if s.owner == node]:
             self._close(session, CLOSE_RESTART, reason)
@@ -307,6 +310,9 @@ class OwnerSide:
 
     def peers(self) -> set[str]:
         return {link.edge for link in self.links.values()}
+
+    def count(self) -> int:
+        return len(self.links)
 
     def drop_peer(self, node: str, reason: str) -> None:
         for link in [x for x in self.links.values() if x.edge == node]:

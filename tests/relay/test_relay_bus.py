@@ -267,3 +267,25 @@ async def test_a_paused_redis_is_noticed_and_the_bus_reconnects_once_it_answers_
     assert welcome["seat"] == relayed.seat
     await back.close()
     await local.close()
+
+
+async def test_the_disconnect_grace_of_a_relayed_seat_on_turn_runs_out_and_the_owner_passes_for_it(
+    tmp_path: Path, redis: RedisServer, session: aiohttp.ClientSession
+) -> None:
+    nodes = await start_pair(tmp_path, redis.url, grace_seconds=0.5)
+    try:
+        _table, local, relayed = await two_seats(session, nodes)
+        if relayed.turn != relayed.seat:
+            ans = await local.send({"type": "pass"})
+            assert ans["type"] == "ack", ans
+            await relayed.wait_seq(ans["seq"])
+        mark = len(local.frames)
+        await bus(nodes.edge).close()  # the edge is gone: the owner hears nothing from it any more
+        timeout = await local.wait_for(
+            lambda f: f["type"] == "event" and f["event"]["type"] == "timed_out", start=mark, timeout=8
+        )
+        assert timeout["event"]["seat"] == relayed.seat
+        await local.close()
+    finally:
+        await nodes.edge.stop()
+        await nodes.owner.stop()

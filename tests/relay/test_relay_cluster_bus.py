@@ -196,7 +196,10 @@ async def test_a_client_on_a_node_that_does_not_own_the_table_plays_a_whole_game
     seen = [f["seq"] for f in relayed.frames if f["type"] == "event"]
     assert seen == sorted(set(seen))
     assert set(seen) <= {seq for seq, _ in journal(cluster.db, table)}
-    assert (await healthz(session, cluster.b))["tables"] == 0  # b relayed; it never held the table
+    health = await healthz(session, cluster.b)
+    assert health["tables"] == 0  # b relayed; it never held the table
+    assert health["bus"]["up"] and health["bus"]["relayed_out"] == 1
+    assert (await healthz(session, cluster.a))["bus"]["relayed_in"] == 1
     await local.close()
     await relayed.close()
 
@@ -275,4 +278,5 @@ async def test_an_edge_socket_closes_when_its_owner_is_killed_and_the_game_resum
     back = await rejoin(session, cluster.b, table, relayed.token)
     assert back.seat == relayed.seat
     assert back.seq >= acked
+    assert acked in {seq for seq, _ in journal(cluster.db, table)}
     await back.close()
