@@ -884,7 +884,7 @@ async def _start_bus(app: web.Application, relaying: Relaying) -> Bus:
         referee.sockets += 1
         return session
 
-    app[EDGE_KEY] = EdgeSide(bus)
+    app[EDGE_KEY] = EdgeSide(bus, (app[CONFIG_KEY].rate_burst, app[CONFIG_KEY].rate_per_second))
     OwnerSide(bus, open_relayed)
     app[BUS_KEY] = bus
     app[LOCATE_KEY] = locate

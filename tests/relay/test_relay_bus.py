@@ -289,3 +289,22 @@ async def test_the_disconnect_grace_of_a_relayed_seat_on_turn_runs_out_and_the_o
     finally:
         await nodes.edge.stop()
         await nodes.owner.stop()
+
+
+async def test_a_client_flooding_through_the_edge_is_closed_with_1008_on_both_nodes(
+    tmp_path: Path, redis: RedisServer, session: aiohttp.ClientSession
+) -> None:
+    nodes = await start_pair(tmp_path, redis.url, rate_burst=5.0, rate_per_second=1.0)
+    try:
+        table = await create_table(session, nodes.owner)
+        flooder = await Player.connect(session, nodes.edge, table)
+        for i in range(400):
+            if flooder.closed is not None:
+                break
+            await flooder.ws.send_json({"type": "ping", "id": f"p{i}"})
+        await wait_until(lambda: flooder.closed is not None, timeout=5)
+        assert flooder.closed == 1008  # by the edge or the owner, whichever counted the flood first
+        await wait_until(lambda: not nodes.edge.app[EDGE_KEY].sessions and nodes.owner.referee.sockets == 0)
+    finally:
+        await nodes.edge.stop()
+        await nodes.owner.stop()

@@ -280,3 +280,24 @@ async def test_an_edge_socket_closes_when_its_owner_is_killed_and_the_game_resum
     assert back.seq >= acked
     assert acked in {seq for seq, _ in journal(cluster.db, table)}
     await back.close()
+
+
+async def test_an_edge_socket_closes_when_its_owner_is_paused_and_the_edge_takes_the_table_over(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    table, local, relayed = await two_seats(session, cluster)
+    mover = local if local.turn == local.seat else relayed
+    ans = await mover.send(mover.choose())
+    assert ans["type"] == "ack", ans
+    acked = ans["seq"]
+    await relayed.wait_seq(acked)
+    cluster.a.pause()  # still subscribed to Redis, and silent: only the missing pings tell
+    try:
+        await wait_until(lambda: relayed.closed is not None, timeout=8)
+        assert relayed.closed == 1012
+        back = await rejoin(session, cluster.b, table, relayed.token)
+        assert back.seat == relayed.seat and back.seq >= acked
+        assert (await healthz(session, cluster.b))["tables"] == 1  # b owns it now
+    finally:
+        cluster.a.resume()
+    await back.close()
