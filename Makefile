@@ -87,6 +87,12 @@ cluster-tools:
 	  fi; \
 	fi
 
+# Several relays on this machine: PostgreSQL, Redis, three relays and HAProxy in front on 127.0.0.1:$(PORT)
+# (relay/localcluster.py); Ctrl-C stops them all. The journal stays in var/cluster/.
+cluster: setup web postgresql cluster-tools
+	@mkdir -p var
+	$(PY) -m relay.localcluster --port $(PORT) --static web/dist --data var/cluster
+
 run: setup web
 	@mkdir -p var
 	@echo "Lexio: http://$(HOST):$(PORT)/"
@@ -112,7 +118,7 @@ e2e: setup web test-tools chromium
 
 test: lint unit e2e
 
-bench: setup web chromium
+bench: setup web chromium postgresql cluster-tools
 	$(PY) bench/run_all.py
 
 clean:

@@ -76,9 +76,13 @@ class _Service:
 
     name = "service"
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, directory: Path | None = None) -> None:
         self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix=prefix))
+        if directory is None:
+            self.dir = Path(tempfile.mkdtemp(prefix=prefix))
+        else:
+            directory.mkdir(parents=True, exist_ok=True)
+            self.dir = directory.resolve()
         self.log = self.dir / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -184,9 +188,18 @@ class PostgresServer(_Service):
 
     name = "postgres"
 
-    def __init__(self, *, durable: bool = False, max_connections: int = 200) -> None:
+    def __init__(
+        self,
+        *,
+        durable: bool = False,
+        max_connections: int = 200,
+        directory: Path | None = None,
+        port: int | None = None,
+    ) -> None:
         self.bin = postgres_bin()
-        super().__init__("lexio-pg-")
+        super().__init__("lexio-pg-", directory)
+        if port is not None:
+            self.port = port
         self.data = self.dir / "data"
         self.durable = durable
         self.max_connections = max_connections
@@ -196,6 +209,14 @@ class PostgresServer(_Service):
             os.chown(self.dir, pg.pw_uid, pg.pw_gid)
             self._as_pg = ["runuser", "-u", "postgres", "--"]
         self._names = itertools.count(1)
+
+    def reachable(self) -> bool:
+        """Whether the server's user can reach its directory (as root, ``postgres`` needs every parent
+        directory to be traversable: not so under /root or a 0700 temp dir)."""
+        if not self._as_pg:
+            return True
+        done = subprocess.run([*self._as_pg, "test", "-x", str(self.dir)], capture_output=True, check=False)
+        return done.returncode == 0
 
     def _run(self, *args: str) -> None:
         done = subprocess.run(
@@ -291,9 +312,11 @@ class RedisServer(_Service):
 
     name = "redis-server"
 
-    def __init__(self) -> None:
+    def __init__(self, *, directory: Path | None = None, port: int | None = None) -> None:
         self.binary = _binary("redis-server")
-        super().__init__("lexio-redis-")
+        super().__init__("lexio-redis-", directory)
+        if port is not None:
+            self.port = port
 
     def command(self) -> list[str]:
         return [
@@ -314,10 +337,15 @@ def render_haproxy(
     template: Path = HAPROXY_TEMPLATE,
     server_host: str = HOST,
 ) -> str:
-    """The HAProxy configuration for relays ``servers`` ((name, port) each) from ``template``."""
-    lines = "\n".join(f"    server {name} {server_host}:{port} check" for name, port in servers)
+    """The HAProxy configuration for relays ``servers`` ((name, port) each) from ``template``: each relay
+    is in the backend hashing on the table id (with its health check) and in the round-robin one (tracking
+    that check)."""
+    checked = "\n".join(f"    server {name} {server_host}:{port} check" for name, port in servers)
+    tracked = "\n".join(
+        f"    server {name} {server_host}:{port} track relays/{name}" for name, port in servers
+    )
     return string.Template(template.read_text()).substitute(
-        bind=bind, admin_socket=str(admin_socket), servers=lines
+        bind=bind, admin_socket=str(admin_socket), servers=checked, tracked_servers=tracked
     )
 
 
@@ -334,9 +362,10 @@ class HAProxy(_Service):
         *,
         port: int | None = None,
         template: Path = HAPROXY_TEMPLATE,
+        directory: Path | None = None,
     ) -> None:
         self.binary = _binary("haproxy")
-        super().__init__("lexio-haproxy-")
+        super().__init__("lexio-haproxy-", directory)
         if port is not None:
             self.port = port
         self.servers = list(servers)

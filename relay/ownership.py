@@ -99,6 +99,9 @@ class Ownership:
         """First heartbeat (raises JournalUnavailable if PostgreSQL cannot be reached), then the thread and
         the watcher."""
         await self._off_loop(self.beat)
+        # The first one also connected (and took the node's lock): its round trip says little of the clock.
+        self._samples.clear()
+        await self._off_loop(self.beat)
         self._thread = threading.Thread(target=self._beat_loop, name="lexio-heartbeat", daemon=True)
         self._thread.start()
         self._watcher = asyncio.get_running_loop().create_task(self._watch())
@@ -367,6 +370,10 @@ class Ownership:
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, 5.0)
         self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a journal worker thread (for PostgreSQL calls made outside this module)."""
+        return await self._off_loop(fn, *args)
 
     async def _off_loop(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)

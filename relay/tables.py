@@ -662,7 +662,7 @@ class Referee:
         (journal failure: nothing was folded, sent or acknowledged), JournalUnavailable (PostgreSQL)."""
         done = resend.already(table, conn, msg_id, digest)
         if done is not None and conn is not None:
-            self._answer_again(table, conn, msg_id, done)
+            resend.answer_again(self, table, conn, msg_id, done)
             return []
         now = self.now_ms()
         state = table.state
@@ -796,17 +796,6 @@ class Referee:
             "now": self.now_ms() if now is None else now,
         }
         conn.send(dumps(frame))
-
-    def _answer_again(self, table: Table, conn: Conn, msg_id: str | None, done: FrameRow) -> None:
-        """Tell a resent frame the answer its first copy got (relay/resend.py); nothing is decided."""
-        now = self.now_ms()
-        frame: dict[str, Any] = {**done.answer, "id": msg_id, "now": now}
-        if frame.get("type") == "rejected" and conn.seat is not None:
-            tries, refill = engine.reserve_at(table.state, conn.seat, now)
-            frame["reserve"] = {"tries": tries, "next_refill_ms": refill}
-        self.metrics.actions["resent"] += 1
-        conn.send(dumps(frame))
-        log_event("resent", table=table.id, seat=conn.seat, seq=done.seq)
 
     def _latency(self, t0: float | None) -> None:
         if t0 is not None:
