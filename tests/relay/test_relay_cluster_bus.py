@@ -8,6 +8,7 @@ table created on ``a`` is owned by ``a``; a player who connects to ``b`` is rela
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -301,3 +302,47 @@ async def test_an_edge_socket_closes_when_its_owner_is_paused_and_the_edge_takes
     finally:
         cluster.a.resume()
     await back.close()
+
+
+async def test_no_action_acknowledged_through_the_edge_is_lost_when_the_owner_is_killed_mid_game(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    table = await create_table(session, cluster.a, turn_seconds=600)
+    watcher = await Player.connect(session, cluster.a, table)  # a claims the table
+    await watcher.send({"type": "watch"})
+    players = [await Player.connect(session, cluster.b, table) for _ in range(2)]  # both relayed to a
+    for i, p in enumerate(players):
+        await p.join(f"P{i}")
+    ans = await players[0].send({"type": "start"})
+    assert ans["type"] == "ack", ans
+    acked: list[int] = []
+
+    async def play() -> None:
+        while True:
+            mover = players[players[0].turn]
+            await mover.wait_seq(players[0].seq)
+            ans = await mover.send(mover.choose())
+            assert ans["type"] == "ack", ans
+            acked.append(ans["seq"])
+            await asyncio.sleep(0.05)
+
+    task = asyncio.create_task(play())
+    await wait_until(lambda: len(acked) >= 6 or task.done(), timeout=20)
+    cluster.a.kill()  # while frames are in flight through the bus
+    await wait_until(lambda: all(p.closed is not None for p in players), timeout=5)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, ConnectionError, TimeoutError):
+        await task
+    assert {p.closed for p in players} == {1012}
+    back = [await rejoin(session, cluster.b, table, p.token) for p in players]
+    rows = dict(journal(cluster.db, table))
+    assert set(acked) <= set(rows), "an acknowledged action is missing from the journal"
+    # What the clients were shown through the edge is what the journal holds.
+    for p in players:
+        for f in p.frames:
+            if f["type"] == "event":
+                assert f["event"]["type"] in rows[f["seq"]], (f["seq"], f["event"]["type"])
+    assert back[0].seq == back[1].seq == max(rows)
+    assert (await healthz(session, cluster.b))["tables"] == 1  # b took it over
+    for p in back:
+        await p.close()
