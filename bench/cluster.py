@@ -18,7 +18,7 @@ measured client side.
 
 Output: ``#`` commentary, then ``name<TAB>value<TAB>unit`` lines (as every bench/ script).
 
-    python bench/cluster.py                              # default: 36 tables, 10 kills; 500 tables load
+    python bench/cluster.py                              # default: 40 tables, 10 kills; 500 tables load
     python bench/cluster.py --kills 3 --load-tables 0    # quick: takeover only
 """
 
@@ -33,6 +33,7 @@ import multiprocessing as mp
 import os
 import random
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -572,6 +573,14 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
 
 async def main_async(args: argparse.Namespace) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="lexio-bench-cluster-"))
+    try:
+        return await run_all(args, tmp)
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def run_all(args: argparse.Namespace, tmp: Path) -> int:
     rows: list[tuple[str, Any, str]] = []
     print("# Lexio cluster benchmark (bench/cluster.py): PostgreSQL + Redis + HAProxy + relays on loopback")
     print(f"# machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
@@ -598,7 +607,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--tables", type=int, default=36, help="live tables during the kills")
+    parser.add_argument("--tables", type=int, default=40, help="live tables during the kills")
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--think-ms", type=float, default=300.0, help="takeover players' mean pause")
     parser.add_argument("--warmup", type=float, default=6.0, help="seconds of play before the first kill")
@@ -609,6 +618,7 @@ def main() -> int:
     parser.add_argument("--load-duration", type=float, default=20.0)
     parser.add_argument("--load-think-ms", type=float, default=1000.0)
     parser.add_argument("--clients", type=int, default=2, help="load-generator processes")
+    parser.add_argument("--keep", action="store_true", help="keep the temp directory (relay logs)")
     args = parser.parse_args()
     # Thousands of sockets in the load generators (spawned children inherit the limit).
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -283,6 +283,8 @@ async def healthz(request: web.Request) -> web.Response:
             "tables": len(referee.tables),
             "sockets": referee.sockets,
             "uptime_s": int(time.monotonic() - referee.started),
+            # Cluster mode: the Redis bus (down, it only breaks relayed sockets: the node stays healthy).
+            **({"bus": request.app[BUS_KEY].health()} if BUS_KEY in request.app else {}),
         },
         # Cluster mode: a node that cannot renew its heartbeat (or is draining) leaves the front's rotation.
         status=200 if cluster["ok"] else 503,
@@ -885,7 +887,7 @@ async def _start_bus(app: web.Application, relaying: Relaying) -> Bus:
         referee.sockets += 1
         return session
 
-    app[EDGE_KEY] = EdgeSide(bus)
+    app[EDGE_KEY] = EdgeSide(bus, (app[CONFIG_KEY].rate_burst, app[CONFIG_KEY].rate_per_second))
     OwnerSide(bus, open_relayed)
     app[BUS_KEY] = bus
     app[LOCATE_KEY] = locate
