@@ -231,7 +231,8 @@ async def create_table(request: web.Request) -> web.Response:
 async def list_tables(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
     out = []
-    for t in referee.open_tables():
+    listed = await referee.cluster.open_tables() if referee.cluster is not None else referee.open_tables()
+    for t in listed:
         summary = _table_summary(referee, t)
         out.append(
             {
@@ -282,6 +283,8 @@ async def healthz(request: web.Request) -> web.Response:
             "tables": len(referee.tables),
             "sockets": referee.sockets,
             "uptime_s": int(time.monotonic() - referee.started),
+            # Cluster mode: the Redis bus (down, it only breaks relayed sockets: the node stays healthy).
+            **({"bus": request.app[BUS_KEY].health()} if BUS_KEY in request.app else {}),
         },
         # Cluster mode: a node that cannot renew its heartbeat (or is draining) leaves the front's rotation.
         status=200 if cluster["ok"] else 503,
@@ -712,7 +715,9 @@ async def dispatch(
         command = lambda t: [engine.Play(_seat(conn), engine.Pass())]  # noqa: E731
     else:  # pragma: no cover - parse_frame admits only the types above
         raise _Refusal(m.id, "unknown_type", m.type)
-    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0, digest=resend.digest(m))
+    return await referee.run(
+        table, conn, command, kind=m.type, msg_id=m.id, t0=t0, digest=resend.digest(m), resent=m.resent
+    )
 
 
 _gc_started = 0.0
@@ -882,7 +887,7 @@ async def _start_bus(app: web.Application, relaying: Relaying) -> Bus:
         referee.sockets += 1
         return session
 
-    app[EDGE_KEY] = EdgeSide(bus)
+    app[EDGE_KEY] = EdgeSide(bus, (app[CONFIG_KEY].rate_burst, app[CONFIG_KEY].rate_per_second))
     OwnerSide(bus, open_relayed)
     app[BUS_KEY] = bus
     app[LOCATE_KEY] = locate

@@ -40,6 +40,8 @@ PING_SECONDS: Final = 1.0
 PEER_DEAD_SECONDS: Final = 3.0
 BACKOFF_FIRST: Final = 0.1
 BACKOFF_MAX: Final = 2.0
+# Messages waiting to be published before the bus gives up on its connection (see Bus.send).
+OUTBOX_LIMIT: Final = 100_000
 # Messages published in one round trip (a pipeline).
 BATCH: Final = 256
 # Seconds a connection to Redis may take, and any one command on it.
@@ -100,6 +102,8 @@ class Side(Protocol):
     def receive(self, message: Message) -> None: ...
 
     def peers(self) -> set[str]: ...
+
+    def count(self) -> int: ...
 
     def drop_peer(self, node: str, reason: str) -> None: ...
 
@@ -162,9 +166,21 @@ class Bus:
         """Queue ``message`` for ``node``'s channel (published in queue order). False: the bus is down."""
         if not self.up:
             return False
+        if len(self._outbox) >= OUTBOX_LIMIT:
+            # Redis takes less than we send: rather than grow without bound, break the relayed sockets
+            # (they reconnect) and start over.
+            log.warning("relay bus outbox full; reconnecting", extra={"fields": {"bus": self.url}})
+            self._restart()
+            return False
         self._outbox.append((node, message))
         self._wake.set()
         return True
+
+    def health(self) -> dict[str, Any]:
+        """For /healthz: up or not, sockets relayed out (edge) and in (owner), reconnections so far."""
+        edge = self.edge.count() if self.edge is not None else 0
+        owner = self.owner.count() if self.owner is not None else 0
+        return {"up": self.up, "relayed_out": edge, "relayed_in": owner, "reconnects": self.reconnects}
 
     def touch(self, node: str) -> None:
         """A connection with ``node`` starts: it counts as heard from now."""
@@ -291,6 +307,13 @@ class Bus:
         if self.on_change is not None:
             self.on_change(up)
 
+    def _restart(self) -> None:
+        """Drop the connection to Redis (every relayed socket ends) and connect again."""
+        if self._runner is not None:
+            self._runner.cancel()
+            self._runner = asyncio.get_running_loop().create_task(self._run())
+        self._set_up(False, "relay bus unavailable")
+
     def _lose(self, node: str, reason: str) -> None:
         self._heard.pop(node, None)
         for side in (self.edge, self.owner):
@@ -313,10 +336,7 @@ class Bus:
         if now - self._heard.get(self.node_id, now) > PEER_DEAD_SECONDS:
             # Our own pings do not come back: Redis is not delivering. Reconnect.
             log.warning("relay bus silent; reconnecting", extra={"fields": {"bus": self.url}})
-            if self._runner is not None:
-                self._runner.cancel()
-                self._runner = asyncio.get_running_loop().create_task(self._run())
-            self._set_up(False, "relay bus unavailable")
+            self._restart()
             return
         peers: set[str] = set()
         for side in (self.edge, self.owner):

@@ -101,7 +101,12 @@ async def post(
             who = clean(name or "")[:MAX_WATCHER_NAME] or None
             if who is not None and not who.isprintable():
                 who = None
-        row_id = referee.store.add_chat(table.id, channel, seat, who, body, now)
+        if referee.cluster is not None:  # PostgreSQL: off the event loop
+            row_id = await referee.cluster.call(
+                referee.store.add_chat, table.id, channel, seat, who, body, now
+            )
+        else:
+            row_id = referee.store.add_chat(table.id, channel, seat, who, body, now)
         times.append(now)
         frame = dumps(
             {"type": "chat", "message": wire(ChatRow(row_id, channel, seat, who, body, now)), "now": now}

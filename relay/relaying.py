@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from relay.bus import BINARY, CLOSE, END, FRAME, OPEN, SEND, Bus, Message, encode
+from relay.protocol import RateLimiter
 from relay.tables import Socket, Table
 from relay.ws import BINARY as WS_BINARY
 from relay.ws import Session, WebSocket
@@ -34,6 +35,7 @@ log = logging.getLogger("lexio.relay")
 
 CLOSE_RESTART: Final = 1012
 CLOSE_SLOW: Final = 4002
+CLOSE_FLOODING: Final = 1008
 # CLOSE sent by an owner that does not know the connection (any number accepted).
 UNNUMBERED: Final = -1
 
@@ -59,7 +61,7 @@ class Relaying:
 class EdgeSession:
     """The :class:`relay.ws.Session` of a client socket relayed to ``owner``."""
 
-    __slots__ = ("ended_sent", "id", "n_in", "n_out", "owner", "side", "ws")
+    __slots__ = ("ended_sent", "id", "limiter", "n_in", "n_out", "owner", "side", "ws")
 
     def __init__(self, side: EdgeSide, conn_id: int, owner: str) -> None:
         self.side = side
@@ -69,9 +71,18 @@ class EdgeSession:
         self.n_in = 0
         self.n_out = 0
         self.ended_sent = False
+        burst, rate = side.rate
+        self.limiter = RateLimiter(burst, rate, time.monotonic())
 
     async def frame(self, data: str | bytes, t0: float) -> bool:
         if self.ended_sent:
+            return False
+        if not self.limiter.allow(time.monotonic()) and self.limiter.strikes > 2 * self.limiter.burst:
+            # The owner answers a fast client (rate_limited, then 1008); this bounds what a flooder can
+            # push into Redis before the owner's close comes back.
+            self.side.ended(self)
+            if self.ws is not None:
+                self.ws.close_soon(CLOSE_FLOODING, b"flooding")
             return False
         if data is WS_BINARY or isinstance(data, bytes):
             self.side.forward(self, BINARY, "")
@@ -86,8 +97,9 @@ class EdgeSession:
 class EdgeSide:
     """Client sockets of this node relayed to their tables' owners."""
 
-    def __init__(self, bus: Bus) -> None:
+    def __init__(self, bus: Bus, rate: tuple[float, float] = (30.0, 15.0)) -> None:
         self.bus = bus
+        self.rate = rate  # the owner's per-connection frame budget (burst, per second): --rate-* settings
         self.sessions: dict[int, EdgeSession] = {}
         self._ids = itertools.count(1)
         bus.edge = self
@@ -151,6 +163,9 @@ class EdgeSide:
 
     def peers(self) -> set[str]:
         return {s.owner for s in self.sessions.values()}
+
+    def count(self) -> int:
+        return len(self.sessions)
 
     def drop_peer(self, node: str, reason: str) -> None:
         for session in [s for s in self.sessions.values() if s.owner == node]:
@@ -307,6 +322,9 @@ class OwnerSide:
 
     def peers(self) -> set[str]:
         return {link.edge for link in self.links.values()}
+
+    def count(self) -> int:
+        return len(self.links)
 
     def drop_peer(self, node: str, reason: str) -> None:
         for link in [x for x in self.links.values() if x.edge == node]:

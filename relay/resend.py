@@ -19,7 +19,7 @@ from relay.store import FrameRow
 
 if TYPE_CHECKING:
     from relay.protocol import ClientMessage
-    from relay.tables import Conn, Table
+    from relay.tables import Conn, Referee, Table
 
 # The frames that change a table (and so are decided once); join, resync, chat, rematch... are not among them.
 ACTION_TYPES = frozenset({"start", "leave", "add_bot", "remove_bot", "place", "swap", "pass"})
@@ -91,3 +91,19 @@ def frame_row(
     else:
         answer = {"type": "ack", "seq": last_seq}
     return FrameRow(first_seq, seat_key, msg_id, content, answer)
+
+
+def answer_again(referee: Referee, table: Table, conn: Conn, msg_id: str | None, done: FrameRow) -> None:
+    """Tell a resent frame the answer its first copy got; nothing is decided (the reserve is today's)."""
+    import engine
+    from relay.logs import event as log_event
+    from relay.tables import dumps
+
+    now = referee.now_ms()
+    frame: dict[str, Any] = {**done.answer, "id": msg_id, "now": now}
+    if frame.get("type") == "rejected" and conn.seat is not None:
+        tries, refill = engine.reserve_at(table.state, conn.seat, now)
+        frame["reserve"] = {"tries": tries, "next_refill_ms": refill}
+    referee.metrics.actions["resent"] += 1
+    conn.send(dumps(frame))
+    log_event("resent", table=table.id, seat=conn.seat, seq=done.seq)

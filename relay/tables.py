@@ -618,13 +618,14 @@ class Referee:
         t0: float | None = None,
         after: Callable[[], None] | None = None,
         digest: str | None = None,
+        resent: bool = False,
     ) -> list[Any]:
         """Decide, commit, fold, broadcast and answer, under the table's lock. Returns the events.
 
         ``commands`` is evaluated under the lock (so it sees the current state); ``check`` may veto a timer
         action whose reason vanished while waiting for the lock. Engine refusals are answered to ``conn``
         as errors and return []; nothing is written then. ``digest`` (relay/resend.py): the client frame's
-        content; a resend of a journaled frame is told its answer again and returns [].
+        content, journaled with its id; a ``resent`` one already journaled is told its answer again.
         """
         async with table.lock:
             if check is not None and not check(table):
@@ -643,6 +644,7 @@ class Referee:
                 t0=t0,
                 after=after,
                 digest=digest,
+                resent=resent,
             )
 
     async def _step(
@@ -657,12 +659,13 @@ class Referee:
         t0: float | None = None,
         after: Callable[[], None] | None = None,
         digest: str | None = None,
+        resent: bool = False,
     ) -> list[Any]:
         """The body of :meth:`run`; the caller holds the table's lock. Raises sqlite3.Error / StoreError
         (journal failure: nothing was folded, sent or acknowledged), JournalUnavailable (PostgreSQL)."""
-        done = resend.already(table, conn, msg_id, digest)
+        done = resend.already(table, conn, msg_id, digest) if resent else None
         if done is not None and conn is not None:
-            self._answer_again(table, conn, msg_id, done)
+            resend.answer_again(self, table, conn, msg_id, done)
             return []
         now = self.now_ms()
         state = table.state
@@ -796,17 +799,6 @@ class Referee:
             "now": self.now_ms() if now is None else now,
         }
         conn.send(dumps(frame))
-
-    def _answer_again(self, table: Table, conn: Conn, msg_id: str | None, done: FrameRow) -> None:
-        """Tell a resent frame the answer its first copy got (relay/resend.py); nothing is decided."""
-        now = self.now_ms()
-        frame: dict[str, Any] = {**done.answer, "id": msg_id, "now": now}
-        if frame.get("type") == "rejected" and conn.seat is not None:
-            tries, refill = engine.reserve_at(table.state, conn.seat, now)
-            frame["reserve"] = {"tries": tries, "next_refill_ms": refill}
-        self.metrics.actions["resent"] += 1
-        conn.send(dumps(frame))
-        log_event("resent", table=table.id, seat=conn.seat, seq=done.seq)
 
     def _latency(self, t0: float | None) -> None:
         if t0 is not None:

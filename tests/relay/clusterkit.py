@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -157,8 +158,6 @@ def node(
 
 def health(relay: RelayProcess) -> tuple[int, dict[str, Any]]:
     """(status, body) of /healthz; (0, {}) if it does not answer within a second."""
-    import json
-
     try:
         with urllib.request.urlopen(relay.url + "/healthz", timeout=1) as r:
             return r.status, json.loads(r.read())
@@ -210,8 +209,6 @@ async def rejoin(
 
 
 def journal(url: str, table_id: str) -> list[dict[str, Any]]:
-    import json
-
     with psycopg.connect(url) as conn:
         rows = conn.execute(
             "SELECT seq, body FROM events WHERE table_id = %s ORDER BY seq", (table_id,)
@@ -236,3 +233,14 @@ def stopping(*relays: RelayProcess) -> Iterator[None]:
                 with contextlib.suppress(Exception):
                     r.proc.send_signal(18)  # SIGCONT: a paused relay must be able to stop
                 r.stop(5)
+
+
+async def send_as(player: Player, frame: dict[str, Any], *, timeout: float = 5.0) -> dict[str, Any]:
+    """Send ``frame`` with its own id (a resend keeps it) and wait for the answer carrying that id."""
+    before = len(player.frames)
+    await player.ws.send_str(json.dumps(frame))
+    return await player.wait_for(
+        lambda f: f.get("id") == frame["id"] and f["type"] in ("ack", "rejected", "error"),
+        start=before,
+        timeout=timeout,
+    )

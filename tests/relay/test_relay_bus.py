@@ -267,3 +267,44 @@ async def test_a_paused_redis_is_noticed_and_the_bus_reconnects_once_it_answers_
     assert welcome["seat"] == relayed.seat
     await back.close()
     await local.close()
+
+
+async def test_the_disconnect_grace_of_a_relayed_seat_on_turn_runs_out_and_the_owner_passes_for_it(
+    tmp_path: Path, redis: RedisServer, session: aiohttp.ClientSession
+) -> None:
+    nodes = await start_pair(tmp_path, redis.url, grace_seconds=0.5)
+    try:
+        _table, local, relayed = await two_seats(session, nodes)
+        if relayed.turn != relayed.seat:
+            ans = await local.send({"type": "pass"})
+            assert ans["type"] == "ack", ans
+            await relayed.wait_seq(ans["seq"])
+        mark = len(local.frames)
+        await bus(nodes.edge).close()  # the edge is gone: the owner hears nothing from it any more
+        timeout = await local.wait_for(
+            lambda f: f["type"] == "event" and f["event"]["type"] == "timed_out", start=mark, timeout=8
+        )
+        assert timeout["event"]["seat"] == relayed.seat
+        await local.close()
+    finally:
+        await nodes.edge.stop()
+        await nodes.owner.stop()
+
+
+async def test_a_client_flooding_through_the_edge_is_closed_with_1008_on_both_nodes(
+    tmp_path: Path, redis: RedisServer, session: aiohttp.ClientSession
+) -> None:
+    nodes = await start_pair(tmp_path, redis.url, rate_burst=5.0, rate_per_second=1.0)
+    try:
+        table = await create_table(session, nodes.owner)
+        flooder = await Player.connect(session, nodes.edge, table)
+        for i in range(400):
+            if flooder.closed is not None:
+                break
+            await flooder.ws.send_json({"type": "ping", "id": f"p{i}"})
+        await wait_until(lambda: flooder.closed is not None, timeout=5)
+        assert flooder.closed == 1008  # by the edge or the owner, whichever counted the flood first
+        await wait_until(lambda: not nodes.edge.app[EDGE_KEY].sessions and nodes.owner.referee.sockets == 0)
+    finally:
+        await nodes.edge.stop()
+        await nodes.owner.stop()

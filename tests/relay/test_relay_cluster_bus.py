@@ -8,6 +8,7 @@ table created on ``a`` is owned by ``a``; a player who connects to ``b`` is rela
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ import aiohttp
 import psycopg
 import pytest
 from pgcluster import PostgresCluster
-from relaykit import Player, create_table, play_to_end, write_short_lexicon
+from relaykit import Player, create_table, write_short_lexicon
 
 from relay.cluster import RedisServer, RelayNode
 
@@ -129,6 +130,39 @@ def in_order(local: Player, relayed: Player) -> list[Player]:
     return [local, relayed] if local.seat == 0 else [relayed, local]
 
 
+async def paced_game(players: list[Player], pace: float = 0.05) -> None:
+    """play_to_end at a pace the relay's default per-connection frame budget (15/s) allows."""
+    by_seat = {p.seat: p for p in players}
+    for _ in range(2000):
+        if players[0].status == "ended":
+            return
+        mover = by_seat[players[0].turn]
+        await mover.wait_seq(players[0].seq)
+        ans = await mover.send(mover.choose())
+        assert ans["type"] == "ack", ans
+        for p in players:
+            await p.wait_seq(ans["seq"])
+        await asyncio.sleep(pace)
+    raise AssertionError("game did not end")
+
+
+async def rejoin(session: aiohttp.ClientSession, node: RelayNode, table: str, token: str | None) -> Player:
+    """Reconnect as a client does after a 1012 (retrying, here every 0.2 s) until the seat is back."""
+    for _ in range(100):
+        p = await Player.connect(session, node, table)
+        await p.ws.send_json({"type": "join", "token": token, "id": "j"})
+        try:
+            welcome = await p.wait_for(lambda f: f.get("id") == "j", timeout=5)
+        except (ConnectionError, TimeoutError):
+            await p.close()
+            await asyncio.sleep(0.2)
+            continue
+        assert welcome["type"] == "welcome", welcome
+        await p.wait_for(lambda f: f["type"] == "snapshot")
+        return p
+    raise AssertionError("the seat did not come back")
+
+
 def away(seat: int | None) -> Any:
     return lambda f: (
         f["type"] == "presence" and len(f["seats"]) > (seat or 0) and not f["seats"][seat]["connected"]
@@ -157,13 +191,16 @@ async def test_a_client_on_a_node_that_does_not_own_the_table_plays_a_whole_game
     await relayed.ws.send_json({"type": "resync", "id": "r1"})
     snap = await relayed.wait_for(lambda f: f["type"] == "snapshot", start=before)
     assert snap["seq"] == relayed.seq and snap["view"]["rack"] == relayed.rack
-    await play_to_end(in_order(local, relayed))
+    await paced_game(in_order(local, relayed))
     for p in (local, relayed):
         await p.wait_for(lambda f: f["type"] == "event" and f["event"]["type"] == "game_ended")
     seen = [f["seq"] for f in relayed.frames if f["type"] == "event"]
     assert seen == sorted(set(seen))
     assert set(seen) <= {seq for seq, _ in journal(cluster.db, table)}
-    assert (await healthz(session, cluster.b))["tables"] == 0  # b relayed; it never held the table
+    health = await healthz(session, cluster.b)
+    assert health["tables"] == 0  # b relayed; it never held the table
+    assert health["bus"]["up"] and health["bus"]["relayed_out"] == 1
+    assert (await healthz(session, cluster.a))["bus"]["relayed_in"] == 1
     await local.close()
     await relayed.close()
 
@@ -216,17 +253,10 @@ async def test_redis_killed_and_restarted_breaks_only_relayed_sockets_and_loses_
         assert ans["type"] == "ack", ans
         acked.append(ans["seq"])
     cluster.redis.start()
-    back: Player | None = None
-    for _ in range(50):  # the bus reconnects with backoff; meanwhile relayed sockets close with 1012
-        back = await Player.connect(session, cluster.b, table)
-        ans = await back.send({"type": "join", "token": relayed.token})
-        if ans["type"] == "welcome":
-            break
-        await asyncio.sleep(0.2)
-    assert back is not None and back.seat == relayed.seat
-    await back.wait_for(lambda f: f["type"] == "snapshot")
+    back = await rejoin(session, cluster.b, table, relayed.token)
+    assert back.seat == relayed.seat
     assert back.seq >= max(acked)
-    await play_to_end(in_order(local, back))
+    await paced_game(in_order(local, back))
     seqs = [seq for seq, _ in journal(cluster.db, table)]
     assert len(seqs) == len(set(seqs)) and set(acked) <= set(seqs)
     await local.close()
@@ -246,17 +276,73 @@ async def test_an_edge_socket_closes_when_its_owner_is_killed_and_the_game_resum
     await wait_until(lambda: relayed.closed is not None, timeout=5)
     assert relayed.closed == 1012
     # The client reconnects to b, which now finds no live owner and takes the table over.
-    back: Player | None = None
-    for _ in range(50):
-        back = await Player.connect(session, cluster.b, table)
-        try:
-            ans = await back.send({"type": "join", "token": relayed.token})
-        except ConnectionError:
-            ans = {"type": "closed"}
-        if ans["type"] == "welcome":
-            break
-        await asyncio.sleep(0.2)
-    assert back is not None and back.seat == relayed.seat
-    await back.wait_for(lambda f: f["type"] == "snapshot")
+    back = await rejoin(session, cluster.b, table, relayed.token)
+    assert back.seat == relayed.seat
     assert back.seq >= acked
+    assert acked in {seq for seq, _ in journal(cluster.db, table)}
     await back.close()
+
+
+async def test_an_edge_socket_closes_when_its_owner_is_paused_and_the_edge_takes_the_table_over(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    table, local, relayed = await two_seats(session, cluster)
+    mover = local if local.turn == local.seat else relayed
+    ans = await mover.send(mover.choose())
+    assert ans["type"] == "ack", ans
+    acked = ans["seq"]
+    await relayed.wait_seq(acked)
+    cluster.a.pause()  # still subscribed to Redis, and silent: only the missing pings tell
+    try:
+        await wait_until(lambda: relayed.closed is not None, timeout=8)
+        assert relayed.closed == 1012
+        back = await rejoin(session, cluster.b, table, relayed.token)
+        assert back.seat == relayed.seat and back.seq >= acked
+        assert (await healthz(session, cluster.b))["tables"] == 1  # b owns it now
+    finally:
+        cluster.a.resume()
+    await back.close()
+
+
+async def test_no_action_acknowledged_through_the_edge_is_lost_when_the_owner_is_killed_mid_game(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    table = await create_table(session, cluster.a, turn_seconds=600)
+    watcher = await Player.connect(session, cluster.a, table)  # a claims the table
+    await watcher.send({"type": "watch"})
+    players = [await Player.connect(session, cluster.b, table) for _ in range(2)]  # both relayed to a
+    for i, p in enumerate(players):
+        await p.join(f"P{i}")
+    ans = await players[0].send({"type": "start"})
+    assert ans["type"] == "ack", ans
+    acked: list[int] = []
+
+    async def play() -> None:
+        while True:
+            mover = players[players[0].turn]
+            await mover.wait_seq(players[0].seq)
+            ans = await mover.send(mover.choose())
+            assert ans["type"] == "ack", ans
+            acked.append(ans["seq"])
+            await asyncio.sleep(0.05)
+
+    task = asyncio.create_task(play())
+    await wait_until(lambda: len(acked) >= 6 or task.done(), timeout=20)
+    cluster.a.kill()  # while frames are in flight through the bus
+    await wait_until(lambda: all(p.closed is not None for p in players), timeout=5)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, ConnectionError, TimeoutError):
+        await task
+    assert {p.closed for p in players} == {1012}
+    back = [await rejoin(session, cluster.b, table, p.token) for p in players]
+    rows = dict(journal(cluster.db, table))
+    assert set(acked) <= set(rows), "an acknowledged action is missing from the journal"
+    # What the clients were shown through the edge is what the journal holds.
+    for p in players:
+        for f in p.frames:
+            if f["type"] == "event":
+                assert f["event"]["type"] in rows[f["seq"]], (f["seq"], f["event"]["type"])
+    assert back[0].seq == back[1].seq == max(rows)
+    assert (await healthz(session, cluster.b))["tables"] == 1  # b took it over
+    for p in back:
+        await p.close()
