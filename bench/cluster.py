@@ -12,9 +12,9 @@ checked: every acknowledged ``(table, seq)`` is there with the event its players
 client frame was answered at two seqs nor journaled twice (``acked_doubled``); every table's events replay
 through the engine, to a board holding every tile its players saw (``journals_replayed``, ``replay_*``).
 
-Throughput: bench/relay_load.py's load client (its ``worker``) on ``--load-tables`` four-seat tables, one
-action per second per table, through HAProxy, first in front of one relay, then of three; ack latency is
-measured client side.
+Throughput: bench/relay_load.py's load client (its scripted tables, ``one_table``) on ``--load-tables``
+four-seat tables, one action per second per table, seated at ``--seat-per-s`` tables a second, through
+HAProxy, first in front of one relay, then of three; ack latency is measured client side.
 
 Output: ``#`` commentary, then ``name<TAB>value<TAB>unit`` lines (as every bench/ script).
 
@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import gc
 import itertools
 import json
 import multiprocessing as mp
@@ -212,9 +213,10 @@ class TakeoverSeat(relay_load.Seat):
             if self.connections > 1:
                 self.table.reconnect_snapshots.append(now)
             if self.unacked is not None and self.ws is not None:
-                # Resent as is, same id: the relay answers what it answered the first time, if it did.
+                # Resent as is, same id, marked: the relay answers what it answered the first time, if it did.
                 self.pending[self.unacked["id"]] = time.perf_counter()
-                asyncio.get_running_loop().create_task(self._send_text(json.dumps(self.unacked)))
+                resend = json.dumps({**self.unacked, "resent": True})
+                asyncio.get_running_loop().create_task(self._send_text(resend))
         elif kind == "event":
             s = summary(f["event"])
             old = self.table.seen.setdefault(int(f["seq"]), s)
@@ -515,6 +517,62 @@ def check_journal(cluster: Cluster, runs: list[TableRun]) -> list[tuple[str, Any
 # -- throughput ---------------------------------------------------------------------------------------------
 
 
+def paced_worker(
+    url: str,
+    tables: int,
+    think_s: float,
+    per_s: float,
+    ready_q: Any,
+    measure_evt: Any,
+    stop_evt: Any,
+    result_q: Any,
+) -> None:
+    """relay_load.worker with its tables seated at ``per_s`` a second rather than all at once: thousands of
+    sockets arriving in the same second stall a relay on this 2-core machine past HAProxy's health checks,
+    which then cut every socket (relay_load's players do not reconnect)."""
+    asyncio.run(paced_worker_async(url, tables, think_s, per_s, ready_q, measure_evt, stop_evt, result_q))
+
+
+async def paced_worker_async(
+    url: str,
+    tables: int,
+    think_s: float,
+    per_s: float,
+    ready_q: Any,
+    measure_evt: Any,
+    stop_evt: Any,
+    result_q: Any,
+) -> None:
+    stats = relay_load.Stats()
+    stop = asyncio.Event()
+    ready: asyncio.Queue[None] = asyncio.Queue()
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+        tasks = []
+        for _ in range(tables):
+            tasks.append(
+                asyncio.create_task(relay_load.one_table(session, url, 4, stats, think_s, stop, ready))
+            )
+            await asyncio.sleep(1 / per_s)
+        for _ in range(tables):
+            await ready.get()
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(10_000, 50, 100)
+        ready_q.put(1)
+        while not measure_evt.is_set():
+            await asyncio.sleep(0.01)
+        stats.measuring = True
+        c0 = time.process_time()
+        while not stop_evt.is_set():
+            await asyncio.sleep(0.01)
+        stats.measuring = False
+        result_q.put(
+            (stats.latencies, stats.actions, stats.errors, stats.games_ended, time.process_time() - c0)
+        )
+        stop.set()
+        await asyncio.wait(tasks, timeout=10)
+
+
 def front_downs(cluster: Cluster) -> int:
     assert cluster.front is not None
     return sum(int(row.get("chkdown") or 0) for row in cluster.front.server_stats().values())
@@ -538,17 +596,16 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         ]
         workers = [
             ctx.Process(
-                target=relay_load.worker,
+                target=paced_worker,
                 args=(
                     cluster.front_url,
                     n,
-                    4,
                     args.load_think_ms / 1000,
+                    args.seat_per_s / len(shares),
                     ready_q,
                     measure_evt,
                     stop_evt,
                     result_q,
-                    None,
                 ),
             )
             for n in shares
@@ -657,6 +714,7 @@ def main() -> int:
     parser.add_argument("--load-duration", type=float, default=20.0)
     parser.add_argument("--load-think-ms", type=float, default=1000.0)
     parser.add_argument("--clients", type=int, default=2, help="load-generator processes")
+    parser.add_argument("--seat-per-s", type=float, default=20.0, help="load tables seated per second")
     parser.add_argument("--seating-timeout", type=float, default=240.0, help="s to seat the load tables")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory (relay logs)")
     args = parser.parse_args()
