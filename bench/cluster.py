@@ -55,7 +55,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import relay_load  # noqa: E402
 
 import engine  # noqa: E402
-from relay.cluster import HAProxy, PostgresServer, RedisServer, RelayNode  # noqa: E402
+from relay.cluster import HAPROXY_TEMPLATE, HAProxy, PostgresServer, RedisServer, RelayNode  # noqa: E402
 from relay.testing import free_port  # noqa: E402
 
 TAKEOVER_GIVE_UP_S = 15.0
@@ -77,8 +77,11 @@ CLUSTERS: list[Cluster] = []
 class Cluster:
     """PostgreSQL, Redis, ``nodes`` relays and HAProxy in front, in ``tmp``."""
 
-    def __init__(self, tmp: Path, nodes: int, *, log_level: str = "WARNING") -> None:
+    def __init__(
+        self, tmp: Path, nodes: int, *, log_level: str = "WARNING", check_fall: int | None = None
+    ) -> None:
         CLUSTERS.append(self)  # stopped by main() whatever happens
+        self.check_fall = check_fall
         self.tmp = tmp
         self.pg = PostgresServer(max_connections=400)
         self.redis = RedisServer()
@@ -135,7 +138,15 @@ class Cluster:
         ]
         for n in self.nodes:
             n.start()
-        self.front = HAProxy([(n.name, n.port) for n in self.nodes], port=self.front_port)
+        template = HAPROXY_TEMPLATE
+        if self.check_fall is not None:
+            # The load runs measure throughput, not failover: a relay slowed down by the machine's other load
+            # must not be taken out (which cuts all its sockets; relay_load's players do not reconnect).
+            template = self.tmp / "haproxy.cfg.in"
+            text = HAPROXY_TEMPLATE.read_text()
+            assert " fall 3 " in text
+            template.write_text(text.replace(" fall 3 ", f" fall {self.check_fall} "))
+        self.front = HAProxy([(n.name, n.port) for n in self.nodes], port=self.front_port, template=template)
         self.front.start()
         self.wait_front_up()
 
@@ -573,6 +584,32 @@ async def paced_worker_async(
         await asyncio.wait(tasks, timeout=10)
 
 
+async def probe_health(cluster: Cluster, out: list[tuple[float, str, float, int]]) -> None:
+    """Each relay's /healthz (direct, not through HAProxy) every 250 ms: (when, relay, seconds, status)."""
+    async with aiohttp.ClientSession() as session:
+        while True:
+            for n in cluster.nodes:
+                t0 = time.perf_counter()
+                try:
+                    async with session.get(n.url + "/healthz", timeout=aiohttp.ClientTimeout(total=10)) as r:
+                        status = r.status
+                except (aiohttp.ClientError, TimeoutError):
+                    status = 0
+                out.append((t0, n.name, time.perf_counter() - t0, status))
+            await asyncio.sleep(0.25)
+
+
+def report_probes(probes: list[tuple[float, str, float, int]], t0: float) -> None:
+    slow = [p for p in probes if p[2] > 1.0 or p[3] != 200]
+    worst = max((p[2] for p in probes), default=float("nan"))
+    print(
+        f"# /healthz probes: {len(probes)}, slowest {worst * 1000:.0f} ms, {len(slow)} slow or failed",
+        file=sys.stderr,
+    )
+    for when, name, took, status in slow[:20]:
+        print(f"#   at {when - t0:6.1f} s {name}: {took * 1000:.0f} ms, status {status}", file=sys.stderr)
+
+
 def front_downs(cluster: Cluster) -> int:
     assert cluster.front is not None
     return sum(int(row.get("chkdown") or 0) for row in cluster.front.server_stats().values())
@@ -582,7 +619,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
     """bench/relay_load.py's load client, through HAProxy, against ``nodes`` relays."""
     work = tmp / f"load{nodes}"
     work.mkdir()
-    cluster = Cluster(work, nodes)
+    cluster = Cluster(work, nodes, check_fall=args.load_check_fall)
     ctx = mp.get_context("spawn")
     workers: list[Any] = []
     try:
@@ -612,6 +649,8 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
             if n
         ]
         t_setup = time.perf_counter()
+        probes: list[tuple[float, str, float, int]] = []
+        probing = asyncio.create_task(probe_health(cluster, probes))
         for w in workers:
             w.start()
         loop = asyncio.get_running_loop()
@@ -622,6 +661,8 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
             # relay_load's players do not reconnect: a table whose socket was cut never gets seated.
             for w in workers:
                 w.kill()
+            probing.cancel()
+            report_probes(probes, t_setup)
             return [
                 (f"load{nodes}_failed", 1, f"tables not all seated within {args.seating_timeout:g} s"),
                 (f"load{nodes}_front_downs", front_downs(cluster), "relays marked down by HAProxy"),
@@ -645,12 +686,19 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         for w in workers:
             w.join(15)
         downs = front_downs(cluster)
+        probing.cancel()
+        report_probes(probes, t_setup)
     finally:
         for w in workers:
             if w.is_alive():
                 w.kill()
         cluster.stop()
     p = f"load{nodes}_"
+    print(
+        f"# load runs: HAProxy marks a relay down after {args.load_check_fall} failed checks "
+        "(3 in the shipped config): failover is what the takeover part measures",
+        file=sys.stderr,
+    )
     print(
         f"# load through HAProxy on {nodes} relay(s): {args.load_tables} tables x 4 seats, think "
         f"{args.load_think_ms:g} ms, measured {elapsed:.1f} s after {setup_s:.1f} s of seating",
@@ -715,6 +763,9 @@ def main() -> int:
     parser.add_argument("--load-think-ms", type=float, default=1000.0)
     parser.add_argument("--clients", type=int, default=2, help="load-generator processes")
     parser.add_argument("--seat-per-s", type=float, default=20.0, help="load tables seated per second")
+    parser.add_argument(
+        "--load-check-fall", type=int, default=40, help="HAProxy's failed checks before DOWN in the load runs"
+    )
     parser.add_argument("--seating-timeout", type=float, default=240.0, help="s to seat the load tables")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory (relay logs)")
     args = parser.parse_args()
