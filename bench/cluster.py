@@ -670,12 +670,14 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         setup_s = time.perf_counter() - t_setup
         await asyncio.sleep(2.0)
         cpu0 = {n.name: relay_load.proc_cpu_seconds(n.pid) for n in cluster.nodes}
+        wait0 = {n.name: relay_load.proc_runqueue_wait_s(n.pid) for n in cluster.nodes}
         measure_evt.set()
         t0 = time.perf_counter()
         await asyncio.sleep(args.load_duration)
         stop_evt.set()
         elapsed = time.perf_counter() - t0
         cpu = sum(relay_load.proc_cpu_seconds(n.pid) - cpu0[n.name] for n in cluster.nodes)
+        waited = sum(relay_load.proc_runqueue_wait_s(n.pid) - wait0[n.name] for n in cluster.nodes)
         lat: list[float] = []
         actions = errors = 0
         for _ in workers:
@@ -713,6 +715,11 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         (p + "action_ack_max", round(max(lat) * 1000, 2) if lat else float("nan"), "ms"),
         (p + "errors", errors, "frames"),
         (p + "relay_cpu", round(cpu / elapsed * 100, 1), "% of one core (all relays)"),
+        (
+            p + "relay_runqueue_wait",
+            round(waited / elapsed * 100, 1),
+            "% of wall time the relays were runnable but given no CPU (the machine's other load)",
+        ),
         (p + "seating_s", round(setup_s, 1), "s"),
         (p + "front_downs", downs, "relays marked down by HAProxy (each cuts its sockets)"),
     ]
@@ -731,6 +738,7 @@ async def run_all(args: argparse.Namespace, tmp: Path) -> int:
     rows: list[tuple[str, Any, str]] = []
     print("# Lexio cluster benchmark (bench/cluster.py): PostgreSQL + Redis + HAProxy + relays on loopback")
     print(f"# machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
+    t0 = time.monotonic()
     if args.kills > 0:
         rows += await takeover(args, tmp)
     if args.load_tables > 0:
@@ -741,6 +749,9 @@ async def run_all(args: argparse.Namespace, tmp: Path) -> int:
         if "load1_action_ack_p99" in p99 and "load3_action_ack_p99" in p99:
             ratio = p99["load3_action_ack_p99"] / max(0.01, p99["load1_action_ack_p99"])
             rows.append(("load3_vs_load1_ack_p99", round(ratio, 2), "ratio (<= 1: three relays not slower)"))
+    print(
+        f"# machine: load average {os.getloadavg()[0]:.2f} at the end, {time.monotonic() - t0:.0f} s in all"
+    )
     for name, value, unit in rows:
         print(f"{name}\t{value}\t{unit}")
     return 0
