@@ -718,7 +718,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         (
             p + "relay_runqueue_wait",
             round(waited / elapsed * 100, 1),
-            "% of wall time the relays were runnable but given no CPU (the machine's other load)",
+            "% of wall time, summed over the relays' threads, runnable but given no CPU (other load)",
         ),
         (p + "seating_s", round(setup_s, 1), "s"),
         (p + "front_downs", downs, "relays marked down by HAProxy (each cuts its sockets)"),
