@@ -205,9 +205,11 @@ class TakeoverSeat(relay_load.Seat):
             if self.connections > 1:
                 self.table.reconnect_snapshots.append(now)
             if self.unacked is not None and self.ws is not None:
-                # Resent as is, same id: the relay answers what it answered the first time, if it did.
+                # Resent as is, same id, marked "resent" (docs/protocol.md): the relay answers what it
+                # answered the first time, if it did.
                 self.pending[self.unacked["id"]] = time.perf_counter()
-                asyncio.get_running_loop().create_task(self._send_text(json.dumps(self.unacked)))
+                resend = json.dumps({**self.unacked, "resent": True})
+                asyncio.get_running_loop().create_task(self._send_text(resend))
         elif kind == "event":
             s = summary(f["event"])
             old = self.table.seen.setdefault(int(f["seq"]), s)
