@@ -125,7 +125,10 @@ class Ownership:
             self.offset_ms = min(self._samples)[1]
 
     def _beat_loop(self) -> None:
-        while not self._stop.wait(self.heartbeat_seconds):
+        # One heartbeat per period whatever each takes (a slow one must not stretch the gap to the next).
+        due = time.monotonic() + self.heartbeat_seconds
+        while not self._stop.wait(max(0.0, due - time.monotonic())):
+            due = max(due + self.heartbeat_seconds, time.monotonic())
             try:
                 self.beat()
             except Exception as exc:

@@ -98,6 +98,7 @@ async def test_a_killed_owners_table_resumes_on_another_relay_within_5_s_with_no
             back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
             took = time.monotonic() - killed
             assert took < 5.0, f"takeover took {took:.2f} s"
+            print(f"takeover: both players resumed on the other relay {took * 1000:.0f} ms after kill -9")
             new_owner, new_epoch = owner(pg_url, table_id)
             assert new_owner is not None and new_owner.startswith("b/") and new_epoch == 2
             assert all(p.seq >= acked[-1][0] for p in back)
@@ -185,7 +186,7 @@ async def test_a_relay_cut_from_postgresql_goes_unhealthy_and_acknowledges_nothi
                 move = {**mover.choose(), "id": "while-cut"}
                 await mover.ws.send_str(json.dumps(move))
                 took = await wait_until("/healthz answers 503", lambda: health(c)[0] == 503, 8)
-                assert time.monotonic() - frozen < 4.0, f"unhealthy only after {took:.1f} s"
+                assert time.monotonic() - frozen < 5.0, f"unhealthy only after {took:.1f} s"
                 await wait_until("the cut relay closes its sockets", lambda: mover.closed is not None, 5)
                 assert mover.closed == 1012
                 await asyncio.sleep(0.5)
