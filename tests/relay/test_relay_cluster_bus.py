@@ -346,3 +346,20 @@ async def test_no_action_acknowledged_through_the_edge_is_lost_when_the_owner_is
     assert (await healthz(session, cluster.b))["tables"] == 1  # b took it over
     for p in back:
         await p.close()
+
+
+async def test_a_draining_edge_closes_its_relayed_sockets_with_1012_and_the_owner_shows_the_seat_away_at_once(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    _, local, relayed = await two_seats(session, cluster)
+    mark = len(local.frames)
+    await asyncio.to_thread(cluster.b.stop)  # SIGTERM: b drains
+    stopped = asyncio.get_running_loop().time()
+    assert relayed.closed == 1012 or (
+        await wait_until(lambda: relayed.closed is not None) or relayed.closed == 1012
+    )
+    await local.wait_for(away(relayed.seat), start=mark, timeout=10)
+    # The edge told the owner before leaving: not the 3 s it takes to notice a silent peer.
+    assert asyncio.get_running_loop().time() - stopped < 2.0
+    assert local.closed is None
+    await local.close()
