@@ -231,7 +231,8 @@ async def create_table(request: web.Request) -> web.Response:
 async def list_tables(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
     out = []
-    for t in referee.open_tables():
+    listed = await referee.cluster.open_tables() if referee.cluster is not None else referee.open_tables()
+    for t in listed:
         summary = _table_summary(referee, t)
         out.append(
             {
@@ -714,7 +715,9 @@ async def dispatch(
         command = lambda t: [engine.Play(_seat(conn), engine.Pass())]  # noqa: E731
     else:  # pragma: no cover - parse_frame admits only the types above
         raise _Refusal(m.id, "unknown_type", m.type)
-    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0, digest=resend.digest(m))
+    return await referee.run(
+        table, conn, command, kind=m.type, msg_id=m.id, t0=t0, digest=resend.digest(m), resent=m.resent
+    )
 
 
 _gc_started = 0.0

@@ -55,6 +55,10 @@ DRAIN_WAIT_SECONDS = 0.5
 CLOSE_MOVED = 1012
 # Clock offset samples kept; the one with the shortest round trip is believed (as NTP does).
 OFFSET_SAMPLES = 8
+# The lobby's list of other nodes' open tables is read from the journal at most this often.
+LIST_CACHE_SECONDS = 1.0
+# How often idle waiting tables are let go (see _release_idle).
+IDLE_CHECK_SECONDS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,7 @@ class Ownership:
         self._thread: threading.Thread | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._pending: dict[str, asyncio.Future[Table | Elsewhere | None]] = {}
+        self._listed: tuple[float, list[Table]] | None = None
         self._failing = False
 
     # -- heartbeat and clock (the heartbeat thread) ---------------------------------------------------------
@@ -161,14 +166,54 @@ class Ownership:
         }
 
     async def _watch(self) -> None:
+        idle_check = time.monotonic()
         while True:
             await asyncio.sleep(WATCH_SECONDS)
+            if time.monotonic() - idle_check >= IDLE_CHECK_SECONDS:
+                idle_check = time.monotonic()
+                self._release_idle()
             with self._guard:
                 lapsed, self._lapsed = self._lapsed, False
             if lapsed:
                 self.drop_all("the heartbeat lapsed: other relays may have taken its tables")
             elif not self.healthy() and self.referee.tables:
                 self.drop_all("cannot renew the heartbeat")
+
+    def _release_idle(self) -> None:
+        """Let go of waiting tables nobody has been connected to for a while: they leave every node's lobby
+        list (an owned table counts as served), and whichever node the next arrival reaches claims them."""
+        from relay.tables import LISTED_GRACE_MS
+
+        now = self.referee.now_ms()
+        for table in list(self.referee.tables.values()):
+            idle = table.empty_since is not None and now - table.empty_since >= LISTED_GRACE_MS
+            nobody = not table.conns and not table.watchers and not table.lock.locked()
+            if table.status in ("empty", "waiting") and idle and nobody:
+                del self.referee.tables[table.id]
+                self.let_go(table)
+
+    # -- the lobby -----------------------------------------------------------------------------------------
+    async def open_tables(self) -> list[Table]:
+        """The lobby's list in cluster mode: this node's open tables as on one relay, and those other live
+        nodes serve or nobody has claimed yet, read back from the journal (at most once a second)."""
+        from relay.tables import LISTED_GRACE_MS
+
+        local = self.referee.open_tables()
+        now = time.monotonic()
+        if self._listed is None or now - self._listed[0] >= LIST_CACHE_SECONDS:
+            since = self.referee.now_ms() - LISTED_GRACE_MS
+            self._listed = (now, await self._off_loop(self._read_open, since))
+        others = [t for t in self._listed[1] if t.id not in self.referee.tables and t.seat_count() < 4]
+        return sorted([*local, *others], key=lambda t: t.created_ms, reverse=True)[:100]
+
+    def _read_open(self, since: int) -> list[Table]:
+        out = []
+        for row in self.store.open_tables(created_since_ms=since):
+            if row.id not in self.referee.tables:
+                # One unreadable journal must not empty the lobby.
+                with contextlib.suppress(StoreError, ValueError, KeyError, TypeError):
+                    out.append(self.referee._load(row.id, row.public, row.created_ms))
+        return out
 
     # -- claims --------------------------------------------------------------------------------------------
     async def acquire(self, table_id: str) -> Table | Elsewhere | None:
@@ -347,6 +392,8 @@ class Ownership:
             if table.bot_task is not None:
                 table.bot_task.cancel()
         try:
+            if not self.healthy():  # cut off: the release would only wait for the pool's timeout
+                raise JournalUnavailable("the heartbeat is stale")
             released = await self._off_loop(self.store.release_all)
             await self._off_loop(self.store.forget_node)
         except (JournalUnavailable, StoreError) as exc:

@@ -384,6 +384,13 @@ class PostgresStore:
         with self._transaction() as conn:
             conn.execute("DELETE FROM nodes WHERE node_id = %s", (self.node_id,))
 
+    def open_tables(self, *, created_since_ms: int, limit: int = 100) -> list[TableRow]:
+        """Public tables waiting for players that some node serves now (owned by a live node), or created
+        since ``created_since_ms`` (not claimed yet: their creator is on the way), newest first."""
+        with self._transaction() as conn:
+            rows = conn.execute(_OPEN_TABLES, (created_since_ms, DEAD_AFTER_SECONDS, limit)).fetchall()
+        return [_table_row(r) for r in rows]
+
     def owner(self, table_id: str) -> tuple[str | None, int] | None:
         """(owning node or None, epoch) of a table, or None if there is no such table."""
         with self._transaction() as conn:
@@ -493,6 +500,13 @@ SELECT EXISTS (SELECT 1 FROM nodes WHERE node_id = %s AND heartbeat_at > now() -
    )
 """
 _TABLE_SELECT = "SELECT id, created_ms, public, status, updated_ms FROM tables"
+_OPEN_TABLES = """
+SELECT t.id, t.created_ms, t.public, t.status, t.updated_ms FROM tables t
+WHERE t.public = 1 AND t.status IN ('empty', 'waiting')
+  AND (t.created_ms >= %s OR EXISTS (
+      SELECT 1 FROM nodes n WHERE n.node_id = t.owner AND n.heartbeat_at > now() - make_interval(secs => %s)))
+ORDER BY t.created_ms DESC LIMIT %s
+"""
 _REMATCH_SELECT = "SELECT old_id, new_id, by_seat, link, bots, created_ms FROM rematches"
 
 

@@ -618,13 +618,14 @@ class Referee:
         t0: float | None = None,
         after: Callable[[], None] | None = None,
         digest: str | None = None,
+        resent: bool = False,
     ) -> list[Any]:
         """Decide, commit, fold, broadcast and answer, under the table's lock. Returns the events.
 
         ``commands`` is evaluated under the lock (so it sees the current state); ``check`` may veto a timer
         action whose reason vanished while waiting for the lock. Engine refusals are answered to ``conn``
         as errors and return []; nothing is written then. ``digest`` (relay/resend.py): the client frame's
-        content; a resend of a journaled frame is told its answer again and returns [].
+        content, journaled with its id; a ``resent`` one already journaled is told its answer again.
         """
         async with table.lock:
             if check is not None and not check(table):
@@ -643,6 +644,7 @@ class Referee:
                 t0=t0,
                 after=after,
                 digest=digest,
+                resent=resent,
             )
 
     async def _step(
@@ -657,10 +659,11 @@ class Referee:
         t0: float | None = None,
         after: Callable[[], None] | None = None,
         digest: str | None = None,
+        resent: bool = False,
     ) -> list[Any]:
         """The body of :meth:`run`; the caller holds the table's lock. Raises sqlite3.Error / StoreError
         (journal failure: nothing was folded, sent or acknowledged), JournalUnavailable (PostgreSQL)."""
-        done = resend.already(table, conn, msg_id, digest)
+        done = resend.already(table, conn, msg_id, digest) if resent else None
         if done is not None and conn is not None:
             resend.answer_again(self, table, conn, msg_id, done)
             return []

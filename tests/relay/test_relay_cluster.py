@@ -6,6 +6,7 @@ drain releases everything in under a second; a killed node comes back without ta
 from __future__ import annotations
 
 import asyncio
+import glob
 import json
 import signal
 import time
@@ -27,7 +28,15 @@ from clusterkit import (
     stopping,
     wait_until,
 )
-from relaykit import Player, seated_game
+from relaykit import Player, create_table, seated_game
+
+
+def faketime(offset: str) -> dict[str, str]:
+    """The environment that runs a process with its clock moved by ``offset`` (Debian's faketime)."""
+    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
+    if not found:
+        pytest.fail("libfaketime is not installed: run 'make cluster-tools' (apt-get install faketime)")
+    return {"LD_PRELOAD": found[0], "FAKETIME": offset, "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
 
 
 @pytest.fixture(scope="module")
@@ -80,15 +89,33 @@ async def test_a_killed_owners_table_resumes_on_another_relay_within_5_s_with_no
             first_owner, epoch = owner(pg_url, table_id)
             assert first_owner is not None and first_owner.startswith("a/") and epoch == 1
             acked = await play(players, 6)
+            # One more move on its way as the owner dies: committed or not, nobody can tell yet.
+            mover = next(p for p in players if p.seat == players[0].turn)
+            in_flight = {**mover.choose(), "id": "in-flight"}
+            await mover.ws.send_str(json.dumps(in_flight))
             killed = time.monotonic()
             a.kill9()
             back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
             took = time.monotonic() - killed
             assert took < 5.0, f"takeover took {took:.2f} s"
+            print(f"takeover: both players resumed on the other relay {took * 1000:.0f} ms after kill -9")
             new_owner, new_epoch = owner(pg_url, table_id)
             assert new_owner is not None and new_owner.startswith("b/") and new_epoch == 2
             assert all(p.seq >= acked[-1][0] for p in back)
+            assert_journaled(journal(pg_url, table_id), acked)
+            # The client resends it with the same id on the new owner: applied exactly once either way, and
+            # if the dead owner had acknowledged it, the answer is that same ack.
+            first = [f for f in mover.frames if f.get("id") == "in-flight"]
+            again = await send_as(
+                next(p for p in back if p.seat == mover.seat), {**in_flight, "resent": True}
+            )
+            assert again["type"] == "ack", again
+            assert not first or (first[0]["type"], first[0]["seq"]) == ("ack", again["seq"]), first
+            acked.append((int(again["seq"]), int(mover.seat or 0), in_flight))
+            for p in back:
+                await p.wait_seq(again["seq"])
             rows = journal(pg_url, table_id)
+            assert len(rows) == again["seq"]
             assert_journaled(rows, acked)
             # The game goes on at the next seq, on the new owner (and so does its chat).
             said = await back[0].send({"type": "chat", "text": "encore là"})
@@ -167,8 +194,8 @@ async def test_a_relay_cut_from_postgresql_goes_unhealthy_and_acknowledges_nothi
                 fwd.thaw()
                 await wait_until("/healthz answers 200 again", lambda: health(c)[0] == 200, 10)
                 back = await rejoin(session, c, table_id, str(mover.token))
-                ans = await send_as(back, move)
-                again = await send_as(back, move)
+                ans = await send_as(back, {**move, "resent": True})
+                again = await send_as(back, {**move, "resent": True})
                 assert ans["type"] == again["type"] == "ack" and ans["seq"] == again["seq"], (ans, again)
                 rows = journal(pg_url, table_id)
                 assert_journaled(rows, [*acked, (ans["seq"], int(mover.seat or 0), move)])
@@ -188,10 +215,9 @@ async def test_clock_skew_between_relays_does_not_move_a_deadline_and_the_grace_
     would time it out at once: for its clock the turn ran out long ago)."""
     grace = ["--grace-seconds", "4"]
     a = node(tmp_path, "a", pg_url, redis.url, extra=grace)
-    b = node(
-        tmp_path, "b", pg_url, redis.url, extra=grace, wrapper=["faketime", "-f", "+60s"],
-        env={"FAKETIME_DONT_FAKE_MONOTONIC": "1"},
-    )  # fmt: skip
+    # libfaketime preloaded into the relay itself (the faketime wrapper would be the child that SIGTERM
+    # reaches, and the relay would outlive the test).
+    b = node(tmp_path, "b", pg_url, redis.url, extra=grace, env=faketime("+60s"))
     with stopping(a, b):
         await asyncio.gather(a.astart(), b.astart())
         status, body = health(b)
@@ -290,3 +316,31 @@ async def test_a_killed_relay_that_comes_back_takes_nothing_and_serves_new_table
             await play(fresh, 1)
             for p in [*players, *back, *fresh]:
                 await p.close()
+
+
+async def test_every_relay_lists_the_open_tables_of_the_whole_cluster(
+    tmp_path: Path, pg_url: str, redis: RedisServer
+) -> None:
+    """The lobby (GET /api/tables, sent round robin by the front) is the same whichever relay answers."""
+    a, b = node(tmp_path, "a", pg_url, redis.url), node(tmp_path, "b", pg_url, redis.url)
+    with stopping(a, b):
+        await asyncio.gather(a.astart(), b.astart())
+        async with aiohttp.ClientSession() as session:
+            served = await create_table(session, a, turn_seconds=120, public=True)
+            host = await Player.connect(session, a, served)
+            await host.join("Hôte")  # claimed by A
+            fresh = await create_table(session, b, turn_seconds=120, public=True)  # nobody claimed it yet
+            hidden = await create_table(session, b, turn_seconds=120, public=False)
+
+            async def listed(relay: Any) -> list[str]:
+                async with session.get(relay.url + "/api/tables") as resp:
+                    assert resp.status == 200
+                    return [t["id"] for t in (await resp.json())["tables"]]
+
+            for relay in (a, b):
+                ids = await listed(relay)
+                assert served in ids and fresh in ids and hidden not in ids, (relay.url, ids)
+            async with session.get(f"{b.url}/api/tables") as resp:
+                entry = next(t for t in (await resp.json())["tables"] if t["id"] == served)
+            assert [s["name"] for s in entry["seats"]] == ["Hôte"] and entry["free"] == 3
+            await host.close()

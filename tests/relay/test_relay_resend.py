@@ -4,12 +4,16 @@ got; the same id with other content is a new action."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 from clusterkit import send_as
 from relaykit import FakeClock, Player, RunningRelay, seated_game, start_relay
+
+from relay.protocol import ProtocolError, parse_frame
 
 
 def _mover(players: list[Player]) -> Player:
@@ -47,13 +51,13 @@ async def test_an_action_resent_with_the_same_id_is_applied_once_and_told_its_fi
             table = relay.referee.tables[table_id]
             version = int(table.state.version)
             assert first["seq"] == version
-            # The same frame again on the same socket: the same answer, nothing decided.
-            again = await send_as(mover, move)
+            # The same frame resent on the same socket: the same answer, nothing decided.
+            again = await send_as(mover, {**move, "resent": True})
             assert again["type"] == "ack" and again["seq"] == first["seq"]
             # And after a reconnect, as the web client does with an action it never saw answered.
             await mover.close()
             back = await _rejoin(session, relay, table_id, str(mover.token))
-            third = await send_as(back, move)
+            third = await send_as(back, {**move, "resent": True})
             assert third["type"] == "ack" and third["seq"] == first["seq"]
             assert int(table.state.version) == version
             assert len(relay.referee.store.events(table_id)) == version
@@ -68,8 +72,11 @@ async def test_an_action_resent_with_the_same_id_is_applied_once_and_told_its_fi
         await relay.stop()
 
 
-async def test_the_same_id_with_other_content_is_a_new_action(tmp_path: Path, clock: FakeClock) -> None:
-    """A reloaded page may count its ids from 1 again: only the same content under the same id is a resend."""
+async def test_the_same_id_with_other_content_or_not_marked_resent_is_a_new_action(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """A reloaded page may count its ids from 1 again, and clients of protocol version 1 may reuse ids on
+    each socket: only a frame marked ``resent`` with the same id and content is a resend."""
     relay = await start_relay(tmp_path, clock=clock)
     try:
         async with aiohttp.ClientSession() as session:
@@ -80,9 +87,14 @@ async def test_the_same_id_with_other_content_is_a_new_action(tmp_path: Path, cl
             await other.wait_seq(first["seq"])
             await send_as(other, {**other.choose(), "id": "x"})  # another seat, same id: its own action
             await mover.wait_seq(first["seq"] + 1)
-            second = await send_as(mover, {"type": "pass", "id": "x"})
+            second = await send_as(mover, {"type": "pass", "id": "x", "resent": True})
             assert second["type"] == "ack" and second["seq"] == first["seq"] + 2
-            assert int(relay.referee.tables[table_id].state.version) == first["seq"] + 2
+            await other.wait_seq(second["seq"])
+            third = await send_as(other, {"type": "pass", "id": "p"})
+            await mover.wait_seq(third["seq"])
+            fourth = await send_as(mover, {"type": "pass", "id": "x"})  # same as "second", not marked
+            assert fourth["type"] == "ack" and fourth["seq"] == first["seq"] + 4
+            assert int(relay.referee.tables[table_id].state.version) == first["seq"] + 4
             for p in players:
                 await p.close()
     finally:
@@ -100,7 +112,7 @@ async def test_a_rejected_placement_resent_is_rejected_again_without_costing_ano
             move = {**_long_word(mover), "id": "w1"}
             first = await send_as(mover, move)
             assert first["type"] == "rejected" and first["words"], first
-            again = await send_as(mover, move)
+            again = await send_as(mover, {**move, "resent": True})
             assert again["type"] == "rejected"
             assert (again["seq"], again["words"], again["reserve"]) == (
                 first["seq"],
@@ -133,9 +145,21 @@ async def test_a_resend_after_a_restart_is_recognised_from_the_journal(
         relay = await start_relay(tmp_path, clock=clock, **journal_settings)
         try:
             back = await _rejoin(session, relay, table_id, token)
-            again = await send_as(back, move)
+            again = await send_as(back, {**move, "resent": True})
             assert again["type"] == "ack" and again["seq"] == first["seq"]
             assert int(relay.referee.tables[table_id].state.version) == first["seq"]
             await back.close()
         finally:
             await relay.stop()
+
+
+def test_resent_is_an_optional_boolean_of_actions_only() -> None:
+    assert parse_frame('{"type": "pass", "id": "a"}').resent is False
+    assert parse_frame('{"type": "pass", "id": "a", "resent": true}').resent is True
+    tiles = [{"sq": "G7", "letter": "A", "blank": False}]
+    place = {"type": "place", "id": "a", "resent": False, "tiles": tiles}
+    assert parse_frame(json.dumps(place)).resent is False
+    with pytest.raises(ProtocolError, match="resent: must be true or false"):
+        parse_frame('{"type": "pass", "id": "a", "resent": 1}')
+    with pytest.raises(ProtocolError, match="unexpected key"):
+        parse_frame('{"type": "chat", "id": "a", "text": "x", "resent": true}')

@@ -38,7 +38,7 @@ def test_an_action_unanswered_when_the_socket_dropped_is_resent_with_the_same_id
     sent = _play(ui)
     ui.conn = "offline"  # the socket dropped before the ack came
     ui.on_frame(_welcome(), T0 + 1000)
-    assert ui.outbox == [sent]
+    assert ui.outbox == [{**sent, "resent": True}]
     ui.outbox.clear()
     ui.on_frame({"type": "ack", "id": sent["id"], "seq": 7, "now": T0 + 1100}, T0 + 1100)
     ui.on_frame(_welcome(), T0 + 2000)

@@ -3,8 +3,9 @@
 
 A socket can drop after the relay committed an action but before its ack arrived, or before the frame
 reached the relay at all; only the relay knows which. So every action frame is kept until its answer (ack,
-rejected or error) arrives, and sent again, unchanged, once the next socket is welcomed: the relay applies it
-if it never did, and otherwise answers as it did the first time. Frame ids carry a per-page prefix, so that a
+rejected or error) arrives, and sent again with the same id and content, marked ``"resent": true``, once the
+next socket is welcomed: the relay applies it if it never did, and otherwise answers as it did the first
+time. Frame ids carry a per-page prefix, so that a
 reloaded page counting from 1 again is not mistaken for a resend.
 """
 
@@ -49,9 +50,10 @@ class Unanswered:
         return False
 
     def again(self) -> list[dict[str, Any]]:
-        """The frames to send again on a new socket, unchanged, oldest first."""
+        """The frames to send again on a new socket (same id and content, marked ``resent``), oldest
+        first."""
         self.resent.update(self.frames)
-        return [dict(f) for f in self.frames.values()]
+        return [{**f, "resent": True} for f in self.frames.values()]
 
     def clear(self) -> None:
         self.frames.clear()
