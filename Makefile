@@ -66,11 +66,11 @@ postgresql:
 # Several relays (make cluster, the cluster tests and bench): Debian's Redis, HAProxy and faketime. Their
 # packages start a daemon on install; a policy-rc.d that refuses keeps them from starting (the tests and
 # make cluster run their own on free loopback ports) and the services are disabled for the next boot.
-CLUSTER_TOOLS := redis-server:redis-server haproxy:haproxy faketime:faketime
+CLUSTER_TOOLS := redis-server haproxy faketime
 cluster-tools:
 	@missing=""; \
-	for pair in $(CLUSTER_TOOLS); do \
-	  command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; \
+	for tool in $(CLUSTER_TOOLS); do \
+	  command -v $$tool >/dev/null || [ -x /usr/sbin/$$tool ] || missing="$$missing $$tool"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \

@@ -392,6 +392,19 @@ class HAProxy(_Service):
         if done.returncode != 0:
             raise ServiceUnavailable(f"haproxy -c: {done.stdout}{done.stderr}")
 
+    def start(self, timeout: float = 30.0) -> None:
+        """Start and wait until both the front port and the admin socket answer."""
+        super().start(timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.command_socket("show info")
+                return
+            except OSError as err:
+                if time.monotonic() > deadline or not self.running():
+                    raise ServiceUnavailable(f"haproxy admin socket: {err}: {_tail(self.log)}") from err
+                time.sleep(0.02)
+
     def command_socket(self, line: str) -> str:
         """One command on the admin socket (e.g. ``show stat``); its answer."""
         with socket.socket(socket.AF_UNIX) as s:
@@ -403,9 +416,10 @@ class HAProxy(_Service):
                 chunks.append(chunk)
         return b"".join(chunks).decode()
 
-    def server_states(self, backend: str = "relays") -> dict[str, str]:
-        """Each relay's status as HAProxy sees it (``UP``, ``DOWN``, ``MAINT``, ``UP 1/2``...)."""
-        out: dict[str, str] = {}
+    def server_stats(self, backend: str = "relays") -> dict[str, dict[str, str]]:
+        """Each relay's row of ``show stat`` (``status``: UP, DOWN, MAINT...; ``chkdown``: times marked
+        down; ``scur``: sessions now...)."""
+        out: dict[str, dict[str, str]] = {}
         lines = self.command_socket("show stat").splitlines()
         if not lines:
             return out
@@ -413,8 +427,12 @@ class HAProxy(_Service):
         for line in lines[1:]:
             row = dict(zip(header, line.split(","), strict=False))
             if row.get("pxname") == backend and row.get("svname") not in ("FRONTEND", "BACKEND"):
-                out[row["svname"]] = row.get("status", "")
+                out[row["svname"]] = row
         return out
+
+    def server_states(self, backend: str = "relays") -> dict[str, str]:
+        """Each relay's status as HAProxy sees it (``UP``, ``DOWN``, ``MAINT``, ``UP 1/2``...)."""
+        return {name: row.get("status", "") for name, row in self.server_stats(backend).items()}
 
     def set_state(self, server: str, state: str) -> None:
         """``ready``, ``drain`` (no new connections) or ``maint`` for one relay."""
