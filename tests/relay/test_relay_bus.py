@@ -308,3 +308,31 @@ async def test_a_client_flooding_through_the_edge_is_closed_with_1008_on_both_no
     finally:
         await nodes.edge.stop()
         await nodes.owner.stop()
+
+
+async def test_relays_started_before_redis_serve_their_own_tables_and_relay_once_it_is_up(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    server = RedisServer()  # not started yet
+    try:
+        nodes = await start_pair(tmp_path, server.url)
+        try:
+            assert not bus(nodes.owner).up and not bus(nodes.edge).up
+            table = await create_table(session, nodes.owner)
+            local = await Player.connect(session, nodes.owner, table)
+            await local.join("Local")  # the owner's own sockets need no Redis
+            refused = await Player.connect(session, nodes.edge, table)
+            await wait_until(lambda: refused.closed is not None, timeout=5)
+            assert refused.closed == 1012
+            server.start()
+            await wait_until(lambda: bus(nodes.edge).up and bus(nodes.owner).up, timeout=10)
+            relayed = await Player.connect(session, nodes.edge, table)
+            welcome = await relayed.join("Relayed")
+            assert welcome["seat"] == 1
+            await local.close()
+            await relayed.close()
+        finally:
+            await nodes.edge.stop()
+            await nodes.owner.stop()
+    finally:
+        server.cleanup()
