@@ -336,3 +336,18 @@ async def test_relays_started_before_redis_serve_their_own_tables_and_relay_once
             await nodes.owner.stop()
     finally:
         server.cleanup()
+
+
+async def test_an_edge_the_owner_wrongly_thought_lost_closes_its_client_instead_of_leaving_it_deaf(
+    pair: Pair, session: aiohttp.ClientSession
+) -> None:
+    table, local, relayed = await two_seats(session, pair)
+    bus(pair.owner)._lose("edge", "relay node lost")  # as after a stall of the edge past the 3 s timeout
+    # Told at once, not when the edge in turn misses the owner's pings (3 s later).
+    await wait_until(lambda: relayed.closed is not None, timeout=2.5)
+    assert relayed.closed == 1012
+    back = await Player.connect(session, pair.edge, table)
+    welcome = await back.send({"type": "join", "token": relayed.token})
+    assert welcome["seat"] == relayed.seat
+    await back.close()
+    await local.close()
