@@ -4,7 +4,9 @@ with the board and scores as they were (issue 15: the web app knows nothing of n
 
 from __future__ import annotations
 
+import json
 import os
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,9 +60,6 @@ def pair(tmp_path: Path, words_file: Path, site: Path) -> Iterator[Pair]:
 def test_a_page_on_a_relay_that_does_not_own_the_table_plays_through_the_owner_and_survives_redis_restarting(
     players: Any, pair: Pair, planner: Planner
 ) -> None:
-    import json
-    import urllib.request
-
     req = urllib.request.Request(
         pair.owner.url + "/api/tables",
         data=json.dumps({"turn_seconds": 120, "public": False}).encode(),
