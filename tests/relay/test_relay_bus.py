@@ -139,18 +139,23 @@ async def test_the_same_seat_opened_through_two_nodes_keeps_one_connection_as_on
     assert welcome["type"] == "welcome" and welcome["seat"] == 1
     await wait_until(lambda: relayed.closed is not None)
     assert relayed.closed == 4001
-    # One connection per seat on the owner, both still playing.
+    # Seat 0 opened a third time, through the same edge: the edge's first one is taken over.
+    third = await Player.connect(session, pair.edge, table)
+    welcome = await third.send({"type": "join", "token": local.token})
+    assert welcome["type"] == "welcome" and welcome["seat"] == 0
+    await wait_until(lambda: again.closed is not None)
+    assert again.closed == 4001
+    # One connection per seat on the owner, both still playing; the edge relays just the one left.
     t = pair.owner.referee.tables[table]
     assert set(t.conns) == {0, 1}
-    await wait_until(
-        lambda: not pair.edge.app[EDGE_KEY].sessions or len(pair.edge.app[EDGE_KEY].sessions) == 1
-    )
+    await wait_until(lambda: len(pair.edge.app[EDGE_KEY].sessions) == 1)
+    await wait_until(lambda: pair.owner.referee.sockets == 2)
     assert all(p["connected"] for p in t.presence())
-    on_turn = again if t.state.turn == 0 else direct
+    on_turn = third if t.state.turn == 0 else direct
     await on_turn.wait_for(lambda f: f["type"] == "snapshot")
     ans = await on_turn.send({"type": "pass"})
     assert ans["type"] == "ack", ans
-    await again.close()
+    await third.close()
     await direct.close()
 
 
