@@ -327,14 +327,13 @@ class OwnerSide:
         return len(self.links)
 
     def drop_peer(self, node: str, reason: str) -> None:
+        # Told too (if it can hear): an edge only slow to answer must not keep a client that gets nothing.
         for link in [x for x in self.links.values() if x.edge == node]:
-            link.closed = True  # unreachable: nothing more is sent
-            self._queue(link, END, "")
+            self.close(link, CLOSE_RESTART, reason)
 
     def drop_all(self, reason: str) -> None:
         for link in list(self.links.values()):
-            link.closed = True
-            self._queue(link, END, "")
+            self.close(link, CLOSE_RESTART, reason)
 
 
 __all__ = ["EdgeSession", "EdgeSide", "Locate", "OwnerSide", "RelayedSocket", "Relaying"]

@@ -139,18 +139,23 @@ async def test_the_same_seat_opened_through_two_nodes_keeps_one_connection_as_on
     assert welcome["type"] == "welcome" and welcome["seat"] == 1
     await wait_until(lambda: relayed.closed is not None)
     assert relayed.closed == 4001
-    # One connection per seat on the owner, both still playing.
+    # Seat 0 opened a third time, through the same edge: the edge's first one is taken over.
+    third = await Player.connect(session, pair.edge, table)
+    welcome = await third.send({"type": "join", "token": local.token})
+    assert welcome["type"] == "welcome" and welcome["seat"] == 0
+    await wait_until(lambda: again.closed is not None)
+    assert again.closed == 4001
+    # One connection per seat on the owner, both still playing; the edge relays just the one left.
     t = pair.owner.referee.tables[table]
     assert set(t.conns) == {0, 1}
-    await wait_until(
-        lambda: not pair.edge.app[EDGE_KEY].sessions or len(pair.edge.app[EDGE_KEY].sessions) == 1
-    )
+    await wait_until(lambda: len(pair.edge.app[EDGE_KEY].sessions) == 1)
+    await wait_until(lambda: pair.owner.referee.sockets == 2)
     assert all(p["connected"] for p in t.presence())
-    on_turn = again if t.state.turn == 0 else direct
+    on_turn = third if t.state.turn == 0 else direct
     await on_turn.wait_for(lambda f: f["type"] == "snapshot")
     ans = await on_turn.send({"type": "pass"})
     assert ans["type"] == "ack", ans
-    await again.close()
+    await third.close()
     await direct.close()
 
 
@@ -308,3 +313,46 @@ async def test_a_client_flooding_through_the_edge_is_closed_with_1008_on_both_no
     finally:
         await nodes.edge.stop()
         await nodes.owner.stop()
+
+
+async def test_relays_started_before_redis_serve_their_own_tables_and_relay_once_it_is_up(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    server = RedisServer()  # not started yet
+    try:
+        nodes = await start_pair(tmp_path, server.url)
+        try:
+            assert not bus(nodes.owner).up and not bus(nodes.edge).up
+            table = await create_table(session, nodes.owner)
+            local = await Player.connect(session, nodes.owner, table)
+            await local.join("Local")  # the owner's own sockets need no Redis
+            refused = await Player.connect(session, nodes.edge, table)
+            await wait_until(lambda: refused.closed is not None, timeout=5)
+            assert refused.closed == 1012
+            server.start()
+            await wait_until(lambda: bus(nodes.edge).up and bus(nodes.owner).up, timeout=10)
+            relayed = await Player.connect(session, nodes.edge, table)
+            welcome = await relayed.join("Relayed")
+            assert welcome["seat"] == 1
+            await local.close()
+            await relayed.close()
+        finally:
+            await nodes.edge.stop()
+            await nodes.owner.stop()
+    finally:
+        server.cleanup()
+
+
+async def test_an_edge_the_owner_wrongly_thought_lost_closes_its_client_instead_of_leaving_it_deaf(
+    pair: Pair, session: aiohttp.ClientSession
+) -> None:
+    table, local, relayed = await two_seats(session, pair)
+    bus(pair.owner)._lose("edge", "relay node lost")  # as after a stall of the edge past the 3 s timeout
+    # Told at once, not when the edge in turn misses the owner's pings (3 s later).
+    await wait_until(lambda: relayed.closed is not None, timeout=2.5)
+    assert relayed.closed == 1012
+    back = await Player.connect(session, pair.edge, table)
+    welcome = await back.send({"type": "join", "token": relayed.token})
+    assert welcome["seat"] == relayed.seat
+    await back.close()
+    await local.close()

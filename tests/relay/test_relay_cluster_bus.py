@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,25 @@ async def cluster(tmp_path: Path, pg_cluster: PostgresCluster, redis: RedisServe
             n.stop()
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory, pg_cluster: PostgresCluster) -> Iterator[Cluster]:
+    """One cluster for the tests that stop nothing (each relay start costs seconds on a loaded machine)."""
+    tmp_path = tmp_path_factory.mktemp("shared")
+    write_short_lexicon(tmp_path / "short.txt")
+    server = RedisServer()
+    server.start()
+    db = pg_cluster.new_database()
+    a, b = node("a", tmp_path, db, server.url), node("b", tmp_path, db, server.url)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(RelayNode.start, (a, b)))
+        yield Cluster(a, b, server, db)
+    finally:
+        for n in (a, b):
+            n.stop()
+        server.cleanup()
+
+
 @pytest.fixture
 async def session() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession() as s:
@@ -104,6 +124,13 @@ def journal(db: str, table: str) -> list[tuple[int, str]]:
             "SELECT seq, body FROM events WHERE table_id = %s ORDER BY seq", (table,)
         ).fetchall()
     return [(int(seq), str(body)) for seq, body in rows]
+
+
+def owner(db: str, table: str) -> tuple[str, int]:
+    with psycopg.connect(db) as conn:
+        row = conn.execute("SELECT owner, owner_epoch FROM tables WHERE id = %s", (table,)).fetchone()
+    assert row is not None
+    return str(row[0]), int(row[1])
 
 
 async def healthz(session: aiohttp.ClientSession, n: RelayNode) -> dict[str, Any]:
@@ -170,8 +197,9 @@ def away(seat: int | None) -> Any:
 
 
 async def test_a_client_on_a_node_that_does_not_own_the_table_plays_a_whole_game_through_the_owner(
-    cluster: Cluster, session: aiohttp.ClientSession
+    shared: Cluster, session: aiohttp.ClientSession
 ) -> None:
+    cluster = shared
     table, local, relayed = await two_seats(session, cluster)
     if relayed.turn != relayed.seat:
         ans = await local.send({"type": "pass"})  # the board stays empty for the four-letter try
@@ -197,17 +225,19 @@ async def test_a_client_on_a_node_that_does_not_own_the_table_plays_a_whole_game
     seen = [f["seq"] for f in relayed.frames if f["type"] == "event"]
     assert seen == sorted(set(seen))
     assert set(seen) <= {seq for seq, _ in journal(cluster.db, table)}
-    health = await healthz(session, cluster.b)
-    assert health["tables"] == 0  # b relayed; it never held the table
-    assert health["bus"]["up"] and health["bus"]["relayed_out"] == 1
-    assert (await healthz(session, cluster.a))["bus"]["relayed_in"] == 1
+    # b relayed; the table stayed a's all game (epoch 1: claimed once).
+    health_a, health_b = await healthz(session, cluster.a), await healthz(session, cluster.b)
+    assert owner(cluster.db, table) == (health_a["node"], 1)
+    assert health_b["bus"]["up"] and health_b["bus"]["relayed_out"] >= 1
+    assert health_a["bus"]["relayed_in"] >= 1
     await local.close()
     await relayed.close()
 
 
 async def test_the_same_seat_opened_through_two_nodes_behaves_as_on_one_relay(
-    cluster: Cluster, session: aiohttp.ClientSession
+    shared: Cluster, session: aiohttp.ClientSession
 ) -> None:
+    cluster = shared
     table, local, relayed = await two_seats(session, cluster)
     again = await Player.connect(session, cluster.b, table)
     welcome = await again.send({"type": "join", "token": local.token})
@@ -301,6 +331,7 @@ async def test_an_edge_socket_closes_when_its_owner_is_paused_and_the_edge_takes
         assert (await healthz(session, cluster.b))["tables"] == 1  # b owns it now
     finally:
         cluster.a.resume()
+        cluster.a.kill()  # its fate after the pause is test_relay_cluster.py's; here it only slows teardown
     await back.close()
 
 
@@ -346,3 +377,20 @@ async def test_no_action_acknowledged_through_the_edge_is_lost_when_the_owner_is
     assert (await healthz(session, cluster.b))["tables"] == 1  # b took it over
     for p in back:
         await p.close()
+
+
+async def test_a_draining_edge_closes_its_relayed_sockets_with_1012_and_the_owner_shows_the_seat_away_at_once(
+    cluster: Cluster, session: aiohttp.ClientSession
+) -> None:
+    _, local, relayed = await two_seats(session, cluster)
+    mark = len(local.frames)
+    await asyncio.to_thread(cluster.b.stop)  # SIGTERM: b drains
+    stopped = asyncio.get_running_loop().time()
+    assert relayed.closed == 1012 or (
+        await wait_until(lambda: relayed.closed is not None) or relayed.closed == 1012
+    )
+    await local.wait_for(away(relayed.seat), start=mark, timeout=10)
+    # The edge told the owner before leaving: not the 3 s it takes to notice a silent peer.
+    assert asyncio.get_running_loop().time() - stopped < 2.0
+    assert local.closed is None
+    await local.close()
