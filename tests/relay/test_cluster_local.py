@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
-from relaykit import play_to_end, seated_game, write_short_lexicon
+from relaykit import Player, seated_game, write_short_lexicon
 
 from relay.testing import free_port
 
@@ -26,6 +26,24 @@ REPO = Path(__file__).resolve().parents[2]
 @dataclass
 class Front:
     url: str
+
+
+async def paced_play_to_end(players: list[Player]) -> None:
+    """relaykit.play_to_end at most ~12 actions a second per socket, under the relay's frame budget."""
+    by_seat = {p.seat: p for p in players}
+    for _ in range(2000):
+        p0 = players[0]
+        if p0.status == "ended":
+            return
+        assert p0.turn is not None, "no one on turn in a running game"
+        p = by_seat[p0.turn]
+        await p.wait_seq(p0.seq)
+        await asyncio.sleep(0.08)
+        ans = await p.send(p.choose())
+        assert ans["type"] == "ack", ans
+        for q in players:
+            await q.wait_seq(ans["seq"])
+    raise AssertionError("game did not end")
 
 
 def alive(pid: int) -> bool:
@@ -72,7 +90,7 @@ async def test_make_cluster_serves_a_game_through_the_front_and_ctrl_c_stops_eve
             async with session.get(front.url + "/") as page:
                 assert page.status == 200 and "Lexio" in await page.text()
             _, players = await seated_game(session, front, seats=2, turn_seconds=600)
-            await play_to_end(players)
+            await paced_play_to_end(players)
             assert players[0].status == "ended"
             for p in players:
                 await p.close()
