@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from app.i18n_analysis import STRINGS as _ANALYSIS
 from app.i18n_follow import STRINGS as _FOLLOW
 from app.strings_ux import STRINGS_UX
 
@@ -312,6 +313,7 @@ STRINGS: dict[str, tuple[str, str]] = {
 
 STRINGS.update(STRINGS_UX)
 STRINGS.update(_FOLLOW)  # issue 12
+STRINGS.update(_ANALYSIS)  # issue 13: the replay viewer's analysis
 
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}
