@@ -71,10 +71,13 @@ def _presence(state: UiState, tr: Translator, seat: Mapping[str, Any]) -> tuple[
 def shell_header(state: UiState, tr: Translator, extra: str = "") -> str:
     """``extra``: controls of the glue's own (the turn sound toggle), before the language switch."""
     other = "en" if tr.lang == "fr" else "fr"
+    # The word is said to screen readers only on a phone (lexio.css): the mark stays in sight.
     if state.conn == "online":
-        conn = f'<span class="conn ok" data-testid="conn-state">● {_e(tr.t("connected"))}</span>'
+        word = f'<span class="conn-word">{_e(tr.t("connected"))}</span>'
+        conn = f'<span class="conn ok" data-testid="conn-state">● {word}</span>'
     elif state.conn in ("connecting", "offline"):
-        conn = f'<span class="conn bad" data-testid="conn-state">○ {_e(tr.t("connecting"))}</span>'
+        word = f'<span class="conn-word">{_e(tr.t("connecting"))}</span>'
+        conn = f'<span class="conn bad" data-testid="conn-state">○ {word}</span>'
     else:
         conn = ""
     return (
@@ -100,7 +103,7 @@ def banner(state: UiState, tr: Translator, local_now: int) -> str:
         code, params = state.notice
         parts.append(f'<p class="notice" data-testid="notice">{_e(tr.error(code, params))}</p>')
     if state.demo:
-        parts.append(f'<p class="notice">{_e(tr.t("demo_mode"))}</p>')
+        parts.append(f'<p class="notice stays" data-testid="demo-banner">{_e(tr.t("demo_mode"))}</p>')
     return "".join(parts)
 
 
@@ -349,7 +352,9 @@ def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None
     nums = "".join(f"<span>{r + 1}</span>" for r in range(variant.height))
     active = f' aria-activedescendant="sq-{state.cursor}"' if state.cursor else ""
     return (
-        f'<div class="board-frame"><span></span><div class="coords cols" aria-hidden="true">{cols}</div>'
+        # --n on the frame: the column strip has as many columns as the board (13, or 15 for classic).
+        f'<div class="board-frame" style="--n:{variant.width}"><span></span>'
+        f'<div class="coords cols" aria-hidden="true">{cols}</div>'
         f'<div class="coords rows" aria-hidden="true">{nums}</div>'
         f'<div id="board" class="board" role="grid" tabindex="0" data-testid="board" '
         f'style="--n:{variant.width}" aria-label="{_attr_t(tr, "board_label")}"{active}>{"".join(rows)}</div>'

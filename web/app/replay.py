@@ -293,7 +293,7 @@ def regions(rs: ReplayState, tr: Translator, board_html: Any) -> dict[str, str]:
     if lost_cell(rs, 0, tr) is not None:
         heads += f'<th scope="col">{_e(tr.t("analysis_lost"))}</th>'
     out["replay-view"] = (
-        '<div class="replay-body">'
+        f'<div class="replay-body" style="--n:{Board.empty(rp.variant).variant.width}">'
         f'<div class="replay-board">{board_html(rs.view())}</div>'
         f'<div class="replay-side">{panel(rs, tr)}<div class="card"><h2>{_e(tr.t("players"))}</h2>'
         f'<ul class="replay-scores">{scores}</ul></div>'
