@@ -290,3 +290,17 @@ def best(planner: Planner, st: engine.GameState, *, blanks: bool = True) -> engi
     moves = [m for m in planner.moves(st) if blanks or not any(t.blank for t in m.tiles)]
     assert moves, "the planner found no play"
     return max(moves, key=lambda m: (features(st, m)["total"], -len(m.tiles)))
+
+
+def board_on_page(page: Page) -> engine.Board:
+    """The board as the page shows it (letters and blanks of the filled squares): a player's view of it."""
+    tiles = page.evaluate(
+        """() => [...document.querySelectorAll('#board .sq.filled')].map(s => [s.dataset.sq,
+            s.querySelector('.tile b').textContent, s.querySelector('.tile').classList.contains('blank')])"""
+    )
+    board = engine.Board.empty("lexio")
+    return (
+        board.with_tiles(tuple(engine.Tile(sq, letter, blank) for sq, letter, blank in tiles))
+        if tiles
+        else board
+    )
