@@ -304,3 +304,21 @@ def board_on_page(page: Page) -> engine.Board:
         if tiles
         else board
     )
+
+
+def short_game(relay: Relay, planner: Planner, alice: Player, bob: Player) -> tuple[str, engine.Place]:
+    """Alice places the planner's best first move; then four passes end the game (two scoreless rounds)."""
+
+    def first(st: engine.GameState) -> Any:
+        moves = planner.moves(st)
+        return max(moves, key=lambda m: (features(st, m)["total"], -len(m.tiles))) if moves else None
+
+    table_id, move = pick_table(relay, planner, ["Alice", "Bob"], first)
+    seat([alice, bob], relay.url, table_id)
+    place_and_submit(alice, move, [bob])
+    for p in (bob, alice, bob, alice):
+        p.wait_my_turn()
+        p.pass_turn()
+    for p in (alice, bob):
+        expect(p.page.locator("#end-title")).to_be_visible()
+    return table_id, move

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from a11y import assert_no_violations
-from e2e_plan import Planner, features
-from e2e_ui import Player, Relay, pick_table, place_and_submit, seat
+from e2e_plan import Planner
+from e2e_ui import Relay, short_game
 from playwright.sync_api import Page, expect
 
 import engine
@@ -31,29 +31,11 @@ def _row_in_sight(page: Page) -> bool:
     )
 
 
-def _short_game(relay: Relay, planner: Planner, alice: Player, bob: Player) -> tuple[str, engine.Place]:
-    """Alice places the planner's best first move; then four passes end the game (two scoreless rounds)."""
-
-    def first(st: engine.GameState) -> Any:
-        moves = planner.moves(st)
-        return max(moves, key=lambda m: (features(st, m)["total"], -len(m.tiles))) if moves else None
-
-    table_id, move = pick_table(relay, planner, ["Alice", "Bob"], first)
-    seat([alice, bob], relay.url, table_id)
-    place_and_submit(alice, move, [bob])
-    for p in (bob, alice, bob, alice):
-        p.wait_my_turn()
-        p.pass_turn()
-    for p in (alice, bob):
-        expect(p.page.locator("#end-title")).to_be_visible()
-    return table_id, move
-
-
 def test_my_analysis_in_the_replay_at_each_of_my_moves_and_nobody_elses(
     players: Any, relay: Relay, planner: Planner, tmp_path: Path
 ) -> None:
     alice, bob = players("Alice"), players("Bob")
-    table_id, move = _short_game(relay, planner, alice, bob)
+    table_id, move = short_game(relay, planner, alice, bob)
     page = alice.page
     page.get_by_role("link", name="Replay").click()
     expect(page.get_by_test_id("replay-now")).to_be_visible()

@@ -111,7 +111,8 @@ def analysis_panel(state: Any, tr: Translator) -> str:
         f'<h2 id="analysis-title">{_e(tr.t("analysis_title"))}</h2>'
         f'<p data-testid="analysis-summary">{_e(summary)}</p>'
         # Six columns do not fit a phone: the table scrolls sideways inside its own box.
-        f'<div style="overflow-x:auto"><table class="final analysis-table"><thead><tr>{head}</tr></thead>'
+        f'<div class="final-scroll" tabindex="0" role="region" aria-label="{_e(tr.t("analysis_table"))}">'
+        f'<table class="final analysis-table"><thead><tr>{head}</tr></thead>'
         f'<tbody>{"".join(rows)}</tbody></table></div>'
         "</section>"
     )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
+    "analysis_table": ("Tableau de vos coups", "Table of your moves"),
     "ra_title": ("Analyse de vos coups", "Analysis of your moves"),
     "ra_offer": (
         "Vous avez joué cette partie : l'expert peut juger chacun de vos coups (une fois par partie).",

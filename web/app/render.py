@@ -708,7 +708,8 @@ def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> s
         + h1("end-title", tr.t("game_over"))
         + f'<p class="winner-line" data-testid="winners">{_e(follow.winners_text(v, tr))}</p>'
         f'<p class="muted">{_e(reason_txt)}</p>'
-        '<div class="final-scroll">'
+        # Scrolled sideways on a phone (the racks): a region the keyboard can reach and scroll.
+        f'<div class="final-scroll" tabindex="0" role="region" aria-label="{_attr_t(tr, "final_scores")}">'
         f'<table class="final" data-testid="final-scores"><caption>{_e(tr.t("final_scores"))}</caption>'
         f"{follow.final_rows(v, tr, _tile_html)}</table></div>"
         '<div class="actions">'
