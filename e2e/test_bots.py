@@ -69,6 +69,8 @@ def test_a_game_against_the_expert_to_the_end_then_the_analysis_of_my_moves(
     ask.click()
     panel = page.get_by_test_id("analysis")
     expect(panel).to_be_visible(timeout=90_000)
+    # The button is gone: the focus is on what replaced it, not lost to the page.
+    expect(page.locator("#analysis-title")).to_be_focused()
     rows = panel.locator("[data-testid=analysis-row]")
     expect(rows).to_have_count(played)  # one row per move of hers, none of the expert's
     expect(panel.get_by_test_id("analysis-summary")).to_contain_text(f"of {played} moves match")

@@ -49,6 +49,7 @@ def test_my_analysis_in_the_replay_at_each_of_my_moves_and_nobody_elses(
     shown = page.get_by_test_id("ra-none")  # the record opens on its last line (the racks left): not hers
     expect(shown).to_be_visible(timeout=60_000)
     expect(page.locator("#replay-ask-analysis")).to_have_count(0)
+    expect(page.locator("#ra-title")).to_be_focused()  # not lost with the button
     # Her first move: step 1 (keyboard), the expert's choice with its score, the equity lost.
     page.locator("#replay").focus()
     page.keyboard.press("Home")

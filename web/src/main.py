@@ -364,7 +364,7 @@ class App:
         if isinstance(seat, int) and isinstance(moves, list):
             self.keep_analysis(ra.table, seat, moves)
             if replay_analysis.received(rs, seat, moves):
-                self.patch["focus"] = "ra-title"  # the button is gone: the focus goes to what replaced it
+                self.patch["refocus"] = "ra-title"  # if it was on the button, now gone
         else:
             replay_analysis.refused(
                 rs, str(data.get("code", "network_error")) if isinstance(data, dict) else "network_error"
@@ -446,6 +446,7 @@ class App:
             self.store("lexio:" + s.table_id, s.token)
         if frame.get("type") == "analysis" and s.table_id and s.analysis is not None and s.seat is not None:
             self.keep_analysis(s.table_id, s.seat, s.analysis)
+            self.patch["refocus"] = "analysis-title"  # the button asking for it is gone
         analysis_store.restore(s, self.storage)  # the end screen again: what this seat was served
         if frame.get("type") == "error" and frame.get("code") == "bad_token" and s.table_id:
             # The seat is gone (freed before the start): this browser is a newcomer again.
