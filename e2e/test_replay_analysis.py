@@ -68,6 +68,16 @@ def test_my_analysis_in_the_replay_at_each_of_my_moves_and_nobody_elses(
     page.locator("#ra-next").click()
     expect(page.get_by_test_id("replay-now")).to_contain_text("Move 3 of")
     expect(card).to_contain_text("pass")
+    # Her pass: the expert would have placed a word. Put on the board, in place of the pass, named as such.
+    filled = page.locator("#board .sq.filled").count()
+    show = page.locator("#ra-show-best")
+    expect(show).to_have_attribute("aria-pressed", "false")
+    show.click()
+    expect(show).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("replay-now")).to_contain_text("the board shows the expert's choice")
+    best = page.locator("#board .sq.last-move")
+    expect(best.first).to_have_attribute("aria-label", re.compile(r", expert's choice$"))
+    assert page.locator("#board .sq.filled").count() == filled + best.count() > filled
     alice.shot("160-replay-analysis-1280")
     assert_no_violations(page, "the replay viewer with the analysis of your moves")
     page.set_viewport_size({"width": 375, "height": 667})

@@ -168,3 +168,28 @@ def test_the_end_screen_shown_again_shows_the_analysis_instead_of_a_refused_butt
     other = at_table(ended(), 1, "P1")  # another seat of that table: not seat 0's
     assert not analysis_store.restore(other, kept) and other.analysis is None
     assert "ask-analysis" in buttons(render.end(other, EN, "/gcg"))
+
+
+def test_the_experts_choice_can_be_put_on_the_board_in_place_of_the_move_played() -> None:
+    moves = zoe_analysis()
+    moves[0]["best"] = {"kind": "place", "notation": "7D MOT", "words": ["MOT"], "score": 6, "equity": 9.0}
+    rs = opened(RECORD, storage(kept=moves))
+    rs.go(1)
+    html = replay.html(rs, EN, board_html)
+    toggle = buttons(html)["ra-show-best"]
+    assert toggle["aria-pressed"] == "false" and "Show the expert&#x27;s choice on the board" in html
+    assert replay_analysis.best_view(rs) is None
+    replay_analysis.toggle_best(rs)
+    view = rs.view()
+    assert {t["sq"] for t in view["journal"][0]["tiles"]} == {"D7", "E7", "F7"}
+    assert {t["sq"] for t in view["board"]} == {"D7", "E7", "F7"}  # the board before her move, plus MOT
+    html = replay.html(rs, EN, board_html)
+    assert buttons(html)["ra-show-best"]["aria-pressed"] == "true"
+    assert html.count(", expert&#x27;s choice") == 3 and ", last move" not in html
+    assert "Move 1 of 31: Zoé Lefèvre — the board shows the expert&#x27;s choice" in html
+    rs.go(2)  # Bob's move: the board as played
+    assert replay_analysis.best_view(rs) is None and "ra-show-best" not in buttons(
+        replay.html(rs, EN, board_html)
+    )
+    rs.go(3)  # her expert's choice was the move played: nothing else to show
+    assert replay_analysis.best_view(rs) is None

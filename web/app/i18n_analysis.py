@@ -20,4 +20,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ra_jump": ("Vos coups", "Your moves"),
     "ra_prev": ("Votre coup précédent", "Your previous move"),
     "ra_next": ("Votre coup suivant", "Your next move"),
+    "ra_show_best": ("Voir le choix de l'expert sur la grille", "Show the expert's choice on the board"),
+    "ra_board_best": ("la grille montre le choix de l'expert", "the board shows the expert's choice"),
+    "ra_sq_best": ("choix de l'expert", "expert's choice"),
 }

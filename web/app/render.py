@@ -333,7 +333,8 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
             label = ", ".join(x for x in (shown, sq, label_kind, state_txt) if x)
         if sq in last:  # outlined and marked in CSS too: not colour alone
             classes.append("last-move")
-            label += ", " + tr.t("sq_last_move")
+            # The replay may show another move there (the expert's choice): the view names it.
+            label += ", " + tr.t(str((state.view or {}).get("last_label") or "sq_last_move"))
         cells[sq] = (
             f'<div class="{" ".join(classes)}" id="sq-{sq}" data-sq="{sq}" role="gridcell" '
             f'aria-label="{_e(label)}"{SEL if sq == state.cursor else ""}>{inner}</div>'

@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 
 from app.i18n import Translator
-from app.replay_analysis import ReplayAnalysis, lost_cell, panel
+from app.replay_analysis import ReplayAnalysis, best_view, lost_cell, panel
 from engine.board import Board
 from engine.errors import LexioError
 from engine.gcg import GcgMove, GcgPragma, GcgRecord, parse_gcg, verify_gcg
@@ -37,6 +37,7 @@ class Step:
     last: tuple[dict[str, Any], ...]  # the tiles of the last placement so far (highlighted)
     totals: tuple[int, ...]  # per player, in record order
     move: GcgMove | None
+    position: Board | None = None  # the board itself (the analysis puts the expert's choice on it)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def _steps(record: GcgRecord, variant: str) -> Replay | Refusal:
     totals = [0] * len(nicks)
     last: tuple[dict[str, Any], ...] = ()
     history: list[tuple[Board, tuple[dict[str, Any], ...]]] = []
-    steps = [Step((), (), tuple(totals), None)]
+    steps = [Step((), (), tuple(totals), None, board)]
     for m in record.moves:
         if m.kind == "place":
             try:
@@ -101,7 +102,7 @@ def _steps(record: GcgRecord, variant: str) -> Replay | Refusal:
         elif m.kind == "withdraw" and history:
             board, last = history.pop()
         totals[nicks.index(m.nick)] = m.total
-        steps.append(Step(tuple(board.to_json()), last, tuple(totals), m))
+        steps.append(Step(tuple(board.to_json()), last, tuple(totals), m, board))
     record_id = next(
         (
             i.value.split()[1]
@@ -157,6 +158,9 @@ class ReplayState:
     def view(self) -> dict[str, Any]:
         """A view for :func:`app.render.board`: the board at this step, its last placement as a journal."""
         assert self.replay is not None
+        alt = best_view(self)
+        if alt is not None:
+            return alt
         st = self.replay.steps[self.step]
         journal = [{"type": "placed", "tiles": list(st.last)}] if st.last else []
         board = list(st.board)
@@ -217,7 +221,8 @@ def _now(rs: ReplayState, tr: Translator) -> str:
     if st.move is None:
         return tr.t("replay_start")
     name = rs.replay.names[rs.replay.nicks.index(st.move.nick)]
-    return tr.t("replay_after", k=rs.step, n=rs.last_step, name=name)
+    now = tr.t("replay_after", k=rs.step, n=rs.last_step, name=name)
+    return now + (" — " + tr.t("ra_board_best") if best_view(rs) is not None else "")
 
 
 def slider(rs: ReplayState, tr: Translator) -> str:

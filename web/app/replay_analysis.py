@@ -21,11 +21,24 @@ from typing import TYPE_CHECKING, Any
 
 from app import analysis_store
 from app.i18n import Translator
+from engine.errors import LexioError
+from engine.moves import Place
+from engine.notation import parse_move
 
 if TYPE_CHECKING:
     from app.replay import Replay, ReplayState
 
-__all__ = ["ReplayAnalysis", "attach", "by_step", "lost_cell", "panel", "received", "refused"]
+__all__ = [
+    "ReplayAnalysis",
+    "attach",
+    "best_view",
+    "by_step",
+    "lost_cell",
+    "panel",
+    "received",
+    "refused",
+    "toggle_best",
+]
 
 SAME = 0.05  # below this, the move played was the expert's choice (as on the end screen)
 
@@ -43,6 +56,7 @@ class ReplayAnalysis:
     steps: dict[int, dict[str, Any]] = field(default_factory=dict)
     pending: bool = False
     error: str | None = None  # a refusal's code
+    show_best: bool = False  # the board shows the expert's choice instead of the move played
 
     @property
     def ready(self) -> bool:
@@ -139,6 +153,49 @@ def _lost(m: Mapping[str, Any]) -> float:
         return 0.0
 
 
+def _best_place(rs: ReplayState) -> Place | None:
+    """The expert's placement at the step shown, where it is not the move played (else None)."""
+    ra, rp = rs.analysis, rs.replay
+    if ra is None or rp is None or rs.step < 1:
+        return None
+    m = ra.steps.get(rs.step)
+    before = rp.steps[rs.step - 1].position
+    if m is None or before is None or _lost(m) < SAME:
+        return None
+    best = m.get("best") or {}
+    if best.get("kind") != "place":
+        return None
+    try:
+        move = parse_move(str(best.get("notation", "")), before)
+    except (LexioError, ValueError):
+        return None
+    return move if isinstance(move, Place) else None
+
+
+def best_view(rs: ReplayState) -> dict[str, Any] | None:
+    """While asked for: the board before the seat's move with the expert's choice on it, marked as such."""
+    ra, rp = rs.analysis, rs.replay
+    if ra is None or rp is None or not ra.show_best:
+        return None
+    move = _best_place(rs)
+    before = rp.steps[rs.step - 1].position if rs.step >= 1 else None
+    if move is None or before is None:
+        return None
+    board = before.with_tiles(move.tiles)
+    return {
+        "variant": rp.variant,
+        "board": board.to_json(),
+        "journal": [{"type": "placed", "tiles": [t.to_dict() for t in move.tiles]}],
+        "status": "ended",
+        "last_label": "ra_sq_best",
+    }
+
+
+def toggle_best(rs: ReplayState) -> None:
+    if rs.analysis is not None:
+        rs.analysis.show_best = not rs.analysis.show_best
+
+
 def lost_cell(rs: ReplayState, step: int, tr: Translator) -> str | None:
     """The sheet's "Equity lost" cell for ``step`` (None: no such column; "" on others' moves)."""
     ra = rs.analysis
@@ -210,6 +267,13 @@ def panel(rs: ReplayState, tr: Translator) -> str:
         arg = f' data-arg="{to}"' if to is not None else ""
         return f'<button type="button" id="{bid}" data-act="replay-go"{arg}{off}>{_e(label)}</button>'
 
+    show = ""
+    if _best_place(rs) is not None:
+        on = "true" if ra.show_best else "false"
+        show = (
+            f'<button type="button" id="ra-show-best" data-act="replay-best" aria-pressed="{on}">'
+            f"{_e(tr.t('ra_show_best'))}</button>"
+        )
     nav = (
         f'<div class="actions" role="group" aria-label="{_e(tr.t("ra_jump"))}">'
         + jump("ra-prev", prev[-1] if prev else None, "◀ " + tr.t("ra_prev"))
@@ -217,4 +281,4 @@ def panel(rs: ReplayState, tr: Translator) -> str:
         + "</div>"
     )
     # Polite: stepping onto one of your moves reads its analysis after the step's own announcement.
-    return head + title + f'<div aria-live="polite">{body}</div>' + nav + "</section>"
+    return head + title + f'<div aria-live="polite">{body}</div>' + show + nav + "</section>"

@@ -698,6 +698,8 @@ class App:
             return
         elif act == "replay-go" and arg is not None and self.replay is not None:
             self.replay.go(int(arg))
+        elif act == "replay-best" and self.replay is not None:
+            replay_analysis.toggle_best(self.replay)
         elif act == "replay-analyse" and self.replay is not None:
             self.spawn(self.ask_replay_analysis())
             return
