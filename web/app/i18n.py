@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from app.i18n_analysis import STRINGS as _ANALYSIS
 from app.i18n_follow import STRINGS as _FOLLOW
+from app.plural import resolve
 from app.strings_ux import STRINGS_UX
 
 LANGS = ("fr", "en")
@@ -346,7 +347,7 @@ class Translator:
         pair = STRINGS.get(code)
         if pair is None:
             return code
-        text = pair[self._i]
+        text = resolve(pair[self._i], params, self.lang)  # "{n} seat(s)": 1 seat, 3 seats
         try:
             return text.format_map(_Safe(params))
         except (IndexError, ValueError):
