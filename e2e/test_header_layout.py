@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from e2e_ui import ROOT, Player, Relay
+from e2e_ui import ROOT, Player, Relay, seat
 from playwright.sync_api import Page, expect
 
 CLASSIC = ROOT / "tests" / "engine" / "corpus" / "gcg-classic" / "josh2.gcg"
@@ -40,25 +40,47 @@ def test_on_a_phone_notify_me_is_offered_on_the_headers_one_line(players: Any, r
     p.shot("170-phone-header-notify")
 
 
-def test_a_message_that_stays_never_covers_the_header_nor_the_turn(players: Any) -> None:
+def test_the_offline_message_never_covers_the_header(players: Any, own_relay: Relay) -> None:
+    alice = players("Alice", base=own_relay.url, viewport=(375, 667))
+    bob = players("Bob", base=own_relay.url, viewport=(1280, 800))
+    seat([alice, bob], own_relay.url, own_relay.create_table())
+    own_relay.kill9()
+    for p in (alice, bob):
+        # Re-rendered every second and gone while each reconnection is tried: measured in one go, when shown.
+        found = None
+        for _ in range(100):
+            found = p.page.evaluate(
+                """() => { const m = document.querySelector('[data-testid=offline-banner]');
+                  if (!m) return null;
+                  const h = document.querySelector('#hdr').getBoundingClientRect();
+                  const b = m.getBoundingClientRect();
+                  const l = document.querySelector('#lang-switch').getBoundingClientRect();
+                  const hit = document.elementFromPoint(l.x + l.width / 2, l.y + l.height / 2);
+                  return [h.bottom, b.top, b.height, hit && hit.closest('#lang-switch') !== null]; }"""
+            )
+            if found:
+                break
+            p.page.wait_for_timeout(100)
+        assert found, "no offline message"
+        hdr_bottom, top, height, lang_usable = found
+        assert top >= hdr_bottom - 0.5 and height > 0 and lang_usable, found
+    alice.shot("171-offline-message-375")
+    own_relay.start()
+    for p in (alice, bob):
+        expect(p.page.get_by_test_id("offline-banner")).to_have_count(0, timeout=30_000)
+
+
+def test_the_demo_says_so_in_the_header_line(players: Any) -> None:
     for width, height in ((375, 667), (1280, 800)):
         p: Player = players("Alice", viewport=(width, height))
         p.open("/?demo=1")
         page = p.page
-        note = page.get_by_test_id("demo-banner")
-        expect(note).to_be_visible()
-        hdr, msg = _box(page, "#hdr"), _box(page, "[data-testid=demo-banner]")
-        assert msg["y"] >= hdr["y"] + hdr["height"] - 0.5, (width, hdr, msg)
-        turn = _box(page, "[data-testid=turn]")
-        assert turn["y"] >= msg["y"] + msg["height"] - 0.5, (width, msg, turn)
-        # The header's controls stay usable: what is under the language switch's centre is the switch.
-        lang = _box(page, "#lang-switch")
-        hit = page.evaluate(
-            "([x, y]) => document.elementFromPoint(x, y).closest('#lang-switch') !== null",
-            [lang["x"] + lang["width"] / 2, lang["y"] + lang["height"] / 2],
-        )
-        assert hit, width
-        p.shot(f"171-demo-message-{width}")
+        expect(page.get_by_test_id("demo-banner")).to_be_visible()
+        hdr, badge = _box(page, "#hdr"), _box(page, "[data-testid=demo-banner]")
+        assert hdr["height"] <= 48 and badge["y"] + badge["height"] <= hdr["y"] + hdr["height"], (hdr, badge)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        expect(page.locator("#banner p")).to_have_count(0)  # nothing over the page
+        p.shot(f"172-demo-header-{width}")
 
 
 def test_the_coordinate_strip_has_the_classic_boards_fifteen_columns(players: Any) -> None:
@@ -81,4 +103,4 @@ def test_the_coordinate_strip_has_the_classic_boards_fifteen_columns(players: An
             assert lb["y"] + lb["height"] <= sq["y"] + 0.5, (width, i)
         board = _box(page, "#board")
         assert board["x"] + board["width"] <= width, (width, board)  # the board fits a phone
-        p.shot(f"172-classic-replay-{width}")
+        p.shot(f"173-classic-replay-{width}")

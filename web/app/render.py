@@ -80,6 +80,8 @@ def shell_header(state: UiState, tr: Translator, extra: str = "") -> str:
         conn = f'<span class="conn bad" data-testid="conn-state">○ {word}</span>'
     else:
         conn = ""
+    if state.demo:  # said in the header's line: it neither covers the page nor pushes it down
+        conn = f'<span class="demo-badge" data-testid="demo-banner">{_e(tr.t("demo_mode"))}</span>'
     return (
         f'<a class="brand" href="/" id="home-link" data-act="home">{_e(tr.t("app_title"))}</a>'
         f'<span class="tagline">{_e(tr.t("tagline"))}</span>{conn}{extra}'
@@ -102,8 +104,6 @@ def banner(state: UiState, tr: Translator, local_now: int) -> str:
     if state.notice and not state.notice[0].startswith("name_"):
         code, params = state.notice
         parts.append(f'<p class="notice" data-testid="notice">{_e(tr.error(code, params))}</p>')
-    if state.demo:
-        parts.append(f'<p class="notice stays" data-testid="demo-banner">{_e(tr.t("demo_mode"))}</p>')
     return "".join(parts)
 
 

@@ -482,7 +482,7 @@ class App:
         now = local_now()
         self.observe_turn(now)
         # The turn's sound and notifications matter at a table only.
-        at_table = s.table_id is not None and self.replay is None
+        at_table = s.table_id is not None and self.replay is None and not s.demo
         extra = sound_button(self.signals, tr) + notify_button(self.notify_perm, tr) if at_table else ""
         self.write("hdr", render.shell_header(s, tr, extra))
         self.write("banner", render.banner(s, tr, now))
