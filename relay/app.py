@@ -271,7 +271,29 @@ async def get_gcg(request: web.Request) -> web.Response:
         return _error(409, "game_not_finished", "the game record is available once the game has ended")
     from engine.gcg import write_gcg
 
-    return web.Response(text=write_gcg(referee.full_state(table)), content_type="text/plain", charset="utf-8")
+    text = write_gcg(referee.full_state(table))
+    # GCG's #id pragma names the table: the replay viewer finds a seat's own analysis for a dropped file.
+    head, _, rest = text.partition("\n")
+    text = f"{head}\n#id lexio {table.id}\n{rest}"
+    return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+
+async def post_analysis(request: web.Request) -> web.Response:
+    """``POST /api/tables/{id}/analysis`` ``{"token": ...}``: a seat's analysis, once (relay.analysis)."""
+    from relay.analysis import HTTP_STATUS, analysis_by_token
+
+    try:
+        body = await request.json() if await request.read() else {}
+    except (ValueError, RecursionError):
+        return _error(400, "bad_request", "body must be a JSON object")
+    token = body.get("token") if isinstance(body, dict) else None
+    if not isinstance(token, str) or not 0 < len(token) <= 200:
+        return _error(400, "bad_request", 'body must be {"token": the seat\'s token}')
+    try:
+        seat, moves = await analysis_by_token(request.app[REFEREE_KEY], request.match_info["table_id"], token)
+    except RelayError as err:
+        return _error(HTTP_STATUS.get(err.code, 400), err.code, err.message)
+    return web.json_response({"seat": seat, "moves": moves})
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -849,6 +871,7 @@ def create_app(
     app.router.add_get("/api/tables", list_tables)
     app.router.add_get("/api/tables/{table_id}", get_table)
     app.router.add_get("/api/tables/{table_id}/gcg", get_gcg)
+    app.router.add_post("/api/tables/{table_id}/analysis", post_analysis)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/ws/{table_id}", websocket)
