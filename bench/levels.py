@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import random
 import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,6 +154,10 @@ def main() -> int:
         default=[],
         help="name=level:field=value:... a changed level to pair by its name (e.g. x=expert:endgame=0)",
     )
+    parser.add_argument(
+        "--log", type=Path, help="append one JSON line per finished game (a stopped run keeps its games)"
+    )
+    parser.add_argument("--from-log", type=Path, help="print the matrix of the games in this log, play none")
     args = parser.parse_args()
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",")] if args.pairs else PAIRS
     names = sorted({n for pair in pairs for n in pair})
@@ -163,28 +169,43 @@ def main() -> int:
             if g % 2 == 0:
                 seed = rng.getrandbits(64)
             jobs.append((a, b, seed, g % 2 == 0))
+    # Round-robin over the pairings: a run stopped early has games of every pairing.
+    by_pair = [jobs[i * args.games : (i + 1) * args.games] for i in range(len(pairs))]
+    jobs = [j for group in zip(*by_pair, strict=True) for j in group]
     t_all = time.monotonic()
     results: dict[tuple[str, str], list[tuple[list[int], str]]] = defaultdict(list)
     think: dict[str, list[float]] = defaultdict(list)
     bingos: dict[str, list[int]] = defaultdict(list)
     workers = max(1, min(2, args.jobs))
-    if workers == 1:
+    done: Iterable[tuple[str, str, list[int], str, dict[str, list[float]], dict[str, int]]]
+    if args.from_log:
+        logged = [json.loads(line) for line in args.from_log.read_text(encoding="utf-8").splitlines() if line]
+        done = (tuple(item) for item in logged)  # type: ignore[misc]
+        pairs = list(dict.fromkeys((item[0], item[1]) for item in logged))
+    elif workers == 1:
         _init_worker(names, args.variant)
         done = map(_play, jobs)
     else:
         import multiprocessing
 
         pool = multiprocessing.get_context("fork").Pool(workers, _init_worker, (names, args.variant))
-        done = pool.imap(_play, jobs, chunksize=2)
-    for a, b, scores, reason, th, bi in done:
+        done = pool.imap(_play, jobs, chunksize=1)
+    log = args.log.open("a", encoding="utf-8") if args.log and not args.from_log else None
+    for item in done:
+        a, b, scores, reason, th, bi = item
+        if log is not None:
+            log.write(json.dumps(item) + "\n")
+            log.flush()
         results[(a, b)].append((scores, reason))
         for key, name in (("a", a), ("b", b)):
             think[name].extend(th[key])
             bingos[name].append(bi[key])
     lines: list[tuple[str, str, str]] = []
-    for a, b in pairs:
+    for a, b in dict.fromkeys(pairs):  # a pairing listed twice plays twice the games
         games = results[(a, b)]
         n = len(games)
+        if not n:
+            continue
         wins = sum(1.0 if s[0] > s[1] else 0.5 if s[0] == s[1] else 0.0 for s, _ in games)
         scoreless = sum(reason == "scoreless" for _, reason in games)
         rate = wins / n
