@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from relay.bots.equity import Position  # noqa: E402
 from relay.bots.levels import LEVELS, Level  # noqa: E402
-from relay.bots.player import MoveGenDriver  # noqa: E402
+from relay.bots.player import DEFAULT_BUDGET_SECONDS, ENDGAME_SECONDS, MoveGenDriver  # noqa: E402
 from relay.bots.selfplay import Decision, GameRecord, Policy, play_game  # noqa: E402
 
 PAIRS = [
@@ -116,9 +116,11 @@ def mean_ci(xs: list[float]) -> tuple[float, float, float]:
 _POLICIES: dict[str, Policy] = {}
 
 
-def _init_worker(names: list[str], variants: list[str]) -> None:
+def _init_worker(names: list[str], variants: list[str], slack: float = 1.0) -> None:
     VARIANTS.update(parse_variant(v) for v in variants)
-    driver = MoveGenDriver()
+    driver = MoveGenDriver(
+        budget_seconds=DEFAULT_BUDGET_SECONDS * slack, endgame_seconds=ENDGAME_SECONDS * slack
+    )
     _POLICIES.update(policies(driver))
     for n in names:
         level = LEVELS.get(n) or VARIANTS.get(n)
@@ -157,6 +159,13 @@ def main() -> int:
     parser.add_argument(
         "--log", type=Path, help="append one JSON line per finished game (a stopped run keeps its games)"
     )
+    parser.add_argument(
+        "--slack",
+        type=float,
+        default=1.0,
+        help="multiply the bots' time budgets (strength on a loaded machine as on an idle one; the think "
+        "times printed then exceed the product's caps)",
+    )
     parser.add_argument("--from-log", type=Path, help="print the matrix of the games in this log, play none")
     args = parser.parse_args()
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",")] if args.pairs else PAIRS
@@ -183,12 +192,12 @@ def main() -> int:
         done = (tuple(item) for item in logged)  # type: ignore[misc]
         pairs = list(dict.fromkeys((item[0], item[1]) for item in logged))
     elif workers == 1:
-        _init_worker(names, args.variant)
+        _init_worker(names, args.variant, args.slack)
         done = map(_play, jobs)
     else:
         import multiprocessing
 
-        pool = multiprocessing.get_context("fork").Pool(workers, _init_worker, (names, args.variant))
+        pool = multiprocessing.get_context("fork").Pool(workers, _init_worker, (names, args.variant, args.slack))
         done = pool.imap(_play, jobs, chunksize=1)
     log = args.log.open("a", encoding="utf-8") if args.log and not args.from_log else None
     for item in done:
