@@ -2,16 +2,17 @@
 
 Pairings: each level against the one below (``beginner`` against a player choosing a uniformly random legal
 move), ``expert`` against a plain greedy player (top score, random tie-break), and ``beginner`` and
-``expert`` against themselves. Seats alternate between games, and each
-deal is played twice with the seats swapped (paired games cancel most of the luck of the draw). For each pairing: the first level's win rate
-with its 95 % Wilson interval (ties count half), both mean scores and the mean spread; per level: bingos per
-game and think time (median, p95, max, ms per move). Games go through :mod:`relay.bots.selfplay` (the
-game's rules over the move generator, no relay).
+``expert`` against themselves. Each deal is played twice with the seats swapped (paired games cancel most
+of the luck of the draw). For each pairing: the first level's win rate with its 95 % Wilson interval (ties
+count half), both mean scores, the mean spread with its 95 % interval, and the games ending by two rounds
+without a placement; per level: bingos per game and think time (median, p95, max, ms per move). Games go
+through :mod:`relay.bots.selfplay` (the game's rules over the move generator, no relay).
 
 Prints a human table on stderr, then ``name<TAB>value<TAB>unit`` lines (bench/run_all.py collects them).
 
-Usage: nice -n 5 .venv/bin/python bench/levels.py [--games 8] [--seed 1] [--jobs 2]
-[--pairs expert:strong,...]  (think times are per process; with 2 jobs on a loaded machine they rise)
+Usage: nice -n 10 .venv/bin/python bench/levels.py [--games 8] [--seed 1] [--jobs 2] [--slack 3]
+[--pairs expert:strong,...] [--variant x=expert:endgame=0] [--log FILE | --from-log FILE]
+(think times are wall-clock per move: on a loaded machine they rise, and ``--slack`` raises the caps).
 """
 
 from __future__ import annotations
@@ -128,7 +129,9 @@ def _init_worker(names: list[str], variants: list[str], slack: float = 1.0) -> N
             driver.graph_for(level)
 
 
-def _play(job: tuple[str, str, int, bool]) -> tuple[str, str, list[int], str, dict[str, list[float]], dict[str, int]]:
+def _play(
+    job: tuple[str, str, int, bool],
+) -> tuple[str, str, list[int], str, dict[str, list[float]], dict[str, int]]:
     """One game of pairing (a, b): seed ``seed`` deals the bag; ``first``: a sits first. Game 2k and 2k+1 of a
     pairing share their deal with the seats swapped (paired games: the luck of the draw cancels out)."""
     a, b, seed, first = job
@@ -197,7 +200,9 @@ def main() -> int:
     else:
         import multiprocessing
 
-        pool = multiprocessing.get_context("fork").Pool(workers, _init_worker, (names, args.variant, args.slack))
+        pool = multiprocessing.get_context("fork").Pool(
+            workers, _init_worker, (names, args.variant, args.slack)
+        )
         done = pool.imap(_play, jobs, chunksize=1)
     log = args.log.open("a", encoding="utf-8") if args.log and not args.from_log else None
     for item in done:

@@ -136,7 +136,12 @@ def test_the_leave_fit_recovers_tile_values_and_synergies_from_noisy_samples() -
     # A known truth: a blank is worth 12, an S 4, a Q -8 unless a U is kept with it (pair QU +9), a second
     # copy of a letter -3; observed with noise of s.d. 10, as a next-turn score would be.
     def truth(leave: str) -> float:
-        v = 12.0 * leave.count("?") + 4.0 * ("S" in leave) - 8.0 * ("Q" in leave) + 9.0 * ("Q" in leave and "U" in leave)
+        v = (
+            12.0 * leave.count("?")
+            + 4.0 * ("S" in leave)
+            - 8.0 * ("Q" in leave)
+            + 9.0 * ("Q" in leave and "U" in leave)
+        )
         return v - 3.0 * sum(leave.count(c) - 1 for c in set(leave) if leave.count(c) > 1)
 
     rng = random.Random(7)
