@@ -113,7 +113,7 @@ test-tools: setup
 unit: setup web lexicon-sources test-tools postgresql cluster-tools
 	LEXIO_REQUIRE_LEXICON_BUILD=1 $(PY) -m pytest -q tests
 
-e2e: setup web test-tools chromium
+e2e: setup web test-tools chromium postgresql cluster-tools
 	$(PY) -m pytest -q e2e
 
 test: lint unit e2e
