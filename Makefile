@@ -11,7 +11,7 @@ CHROMIUM := /usr/lib/chromium/chromium
 SETUP_STAMP := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 WEB_STAMP := web/dist/.built
 
-.PHONY: run test bench setup tools web test-tools chromium postgresql lint unit e2e clean lexicon-sources
+.PHONY: run test bench setup tools web test-tools chromium postgresql cluster-tools cluster lint unit e2e clean lexicon-sources
 
 setup: $(SETUP_STAMP)
 
@@ -63,6 +63,36 @@ postgresql:
 	  fi; \
 	fi
 
+# Several relays (make cluster, the cluster tests and bench): Debian's Redis, HAProxy and faketime. Their
+# packages start a daemon on install; a policy-rc.d that refuses keeps them from starting (the tests and
+# make cluster run their own on free loopback ports) and the services are disabled for the next boot.
+CLUSTER_TOOLS := redis-server haproxy faketime
+cluster-tools:
+	@missing=""; \
+	for tool in $(CLUSTER_TOOLS); do \
+	  command -v $$tool >/dev/null || [ -x /usr/sbin/$$tool ] || missing="$$missing $$tool"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    had_policy=0; [ -e /usr/sbin/policy-rc.d ] && had_policy=1; \
+	    [ $$had_policy = 1 ] || { printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; }; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; rc=$$?; \
+	    [ $$had_policy = 1 ] || rm -f /usr/sbin/policy-rc.d; \
+	    for unit in redis-server haproxy; do \
+	      systemctl disable --now $$unit >/dev/null 2>&1 || true; \
+	    done; \
+	    exit $$rc; \
+	  else \
+	    echo "missing:$$missing — run 'sudo apt-get install -y$$missing'"; exit 1; \
+	  fi; \
+	fi
+
+# Several relays on this machine: PostgreSQL, Redis, three relays and HAProxy in front on 127.0.0.1:$(PORT)
+# (relay/localcluster.py); Ctrl-C stops them all. The journal stays in var/cluster/.
+cluster: setup web postgresql cluster-tools
+	@mkdir -p var
+	$(PY) -m relay.localcluster --port $(PORT) --static web/dist --data var/cluster
+
 run: setup web
 	@mkdir -p var
 	@echo "Lexio: http://$(HOST):$(PORT)/"
@@ -80,15 +110,15 @@ lexicon-sources: setup
 test-tools: setup
 	$(PY) web/build.py --fetch axe
 
-unit: setup web lexicon-sources test-tools postgresql
+unit: setup web lexicon-sources test-tools postgresql cluster-tools
 	LEXIO_REQUIRE_LEXICON_BUILD=1 $(PY) -m pytest -q tests
 
-e2e: setup web test-tools chromium
+e2e: setup web test-tools chromium postgresql cluster-tools
 	$(PY) -m pytest -q e2e
 
 test: lint unit e2e
 
-bench: setup web chromium
+bench: setup web chromium postgresql cluster-tools
 	$(PY) bench/run_all.py
 
 clean:

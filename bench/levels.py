@@ -2,33 +2,39 @@
 
 Pairings: each level against the one below (``beginner`` against a player choosing a uniformly random legal
 move), ``expert`` against a plain greedy player (top score, random tie-break), and ``beginner`` and
-``expert`` against themselves. Seats alternate between games. For each pairing: the first level's win rate
-with its 95 % Wilson interval (ties count half), both mean scores and the mean spread; per level: bingos per
-game and think time (median, p95, max, ms per move). Games go through :mod:`relay.bots.selfplay` (the
-game's rules over the move generator, no relay).
+``expert`` against themselves. Each deal is played twice with the seats swapped (paired games cancel most
+of the luck of the draw). For each pairing: the first level's win rate with its 95 % Wilson interval (ties
+count half), both mean scores, the mean spread with its 95 % interval, and the games ending by two rounds
+without a placement; per level: bingos per game and think time (median, p95, max, ms per move). Games go
+through :mod:`relay.bots.selfplay` (the game's rules over the move generator, no relay).
 
 Prints a human table on stderr, then ``name<TAB>value<TAB>unit`` lines (bench/run_all.py collects them).
 
-Usage: nice -n 5 .venv/bin/python bench/levels.py [--games 8] [--seed 1] [--pairs expert:strong,...]
+Usage: nice -n 10 .venv/bin/python bench/levels.py [--games 8] [--seed 1] [--jobs 2] [--slack 3]
+[--pairs expert:strong,...] [--variant x=expert:endgame=0] [--log FILE | --from-log FILE]
+(think times are wall-clock per move: on a loaded machine they rise, and ``--slack`` raises the caps).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import math
 import random
 import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from relay.bots.equity import Position  # noqa: E402
-from relay.bots.levels import LEVELS  # noqa: E402
-from relay.bots.player import MoveGenDriver  # noqa: E402
+from relay.bots.levels import LEVELS, Level  # noqa: E402
+from relay.bots.player import DEFAULT_BUDGET_SECONDS, ENDGAME_SECONDS, MoveGenDriver  # noqa: E402
 from relay.bots.selfplay import Decision, GameRecord, Policy, play_game  # noqa: E402
 
 PAIRS = [
@@ -62,9 +68,32 @@ def policies(driver: MoveGenDriver) -> dict[str, Policy]:
         return choose
 
     out: dict[str, Policy] = {"random": plain(True), "greedy": plain(False)}
-    for name, level in LEVELS.items():
+    for name, level in {**LEVELS, **VARIANTS}.items():
         out[name] = lambda pos, rng, level=level: driver.decide(pos, level, rng)  # type: ignore[misc]
     return out
+
+
+VARIANTS: dict[str, Level] = {}
+
+
+def parse_variant(spec: str) -> tuple[str, Level]:
+    """``name=base:field=value:...`` — a level like ``base`` with some fields changed (for ablations)."""
+    name, _, rest = spec.partition("=")
+    base, *changes = rest.split(":")
+    fields: dict[str, object] = {}
+    for change in changes:
+        key, _, value = change.partition("=")
+        kind = type(getattr(LEVELS[base], key))
+        fields[key] = (
+            value in ("1", "true", "True")
+            if kind is bool
+            else None
+            if value == "None"
+            else float(value)
+            if kind is float
+            else int(value)
+        )
+    return name, dataclasses.replace(LEVELS[base], name=name, **fields)  # type: ignore[arg-type]
 
 
 def wilson(p: float, n: int) -> tuple[float, float]:
@@ -76,67 +105,151 @@ def wilson(p: float, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def mean_ci(xs: list[float]) -> tuple[float, float, float]:
+    """Mean and its 95 % normal interval."""
+    m = statistics.mean(xs)
+    if len(xs) < 2:
+        return m, float("-inf"), float("inf")
+    half = 1.96 * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, m - half, m + half
+
+
+_POLICIES: dict[str, Policy] = {}
+
+
+def _init_worker(names: list[str], variants: list[str], slack: float = 1.0) -> None:
+    VARIANTS.update(parse_variant(v) for v in variants)
+    driver = MoveGenDriver(
+        budget_seconds=DEFAULT_BUDGET_SECONDS * slack, endgame_seconds=ENDGAME_SECONDS * slack
+    )
+    _POLICIES.update(policies(driver))
+    for n in names:
+        level = LEVELS.get(n) or VARIANTS.get(n)
+        if level is not None:
+            driver.graph_for(level)
+
+
+def _play(
+    job: tuple[str, str, int, bool],
+) -> tuple[str, str, list[int], str, dict[str, list[float]], dict[str, int]]:
+    """One game of pairing (a, b): seed ``seed`` deals the bag; ``first``: a sits first. Game 2k and 2k+1 of a
+    pairing share their deal with the seats swapped (paired games: the luck of the draw cancels out)."""
+    a, b, seed, first = job
+    seats = [a, b] if first else [b, a]
+    rec: GameRecord = play_game([_POLICIES[s] for s in seats], random.Random(seed))
+    ia, ib = (0, 1) if first else (1, 0)
+    think: dict[str, list[float]] = {}
+    bingos: dict[str, int] = {}
+    for seat, key in ((ia, "a"), (ib, "b")):
+        turns = [t for t in rec.turns if t.seat == seat]
+        think[key] = [t.think_ms for t in turns]
+        bingos[key] = sum(1 for t in turns if t.kind == "place" and t.size == 7)
+    return a, b, [rec.scores[ia], rec.scores[ib]], rec.reason, think, bingos
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=8, help="games per pairing")
+    parser.add_argument("--games", type=int, default=8, help="games per pairing (even: paired deals)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (at most 2)")
     parser.add_argument("--pairs", default="", help="a:b,c:d (default: the whole ladder)")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="name=level:field=value:... a changed level to pair by its name (e.g. x=expert:endgame=0)",
+    )
+    parser.add_argument(
+        "--log", type=Path, help="append one JSON line per finished game (a stopped run keeps its games)"
+    )
+    parser.add_argument(
+        "--slack",
+        type=float,
+        default=1.0,
+        help="multiply the bots' time budgets (strength on a loaded machine as on an idle one; the think "
+        "times printed then exceed the product's caps)",
+    )
+    parser.add_argument("--from-log", type=Path, help="print the matrix of the games in this log, play none")
     args = parser.parse_args()
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",")] if args.pairs else PAIRS
-    driver = MoveGenDriver()
-    pol = policies(driver)
-    for a, b in pairs:
-        driver.graph_for(LEVELS[a]) if a in LEVELS else None
-        driver.graph_for(LEVELS[b]) if b in LEVELS else None
+    names = sorted({n for pair in pairs for n in pair})
+    jobs: list[tuple[str, str, int, bool]] = []
     rng = random.Random(args.seed)
+    for a, b in pairs:
+        seed = 0
+        for g in range(args.games):
+            if g % 2 == 0:
+                seed = rng.getrandbits(64)
+            jobs.append((a, b, seed, g % 2 == 0))
+    # Round-robin over the pairings: a run stopped early has games of every pairing.
+    by_pair = [jobs[i * args.games : (i + 1) * args.games] for i in range(len(pairs))]
+    jobs = [j for group in zip(*by_pair, strict=True) for j in group]
+    t_all = time.monotonic()
+    results: dict[tuple[str, str], list[tuple[list[int], str]]] = defaultdict(list)
     think: dict[str, list[float]] = defaultdict(list)
     bingos: dict[str, list[int]] = defaultdict(list)
+    workers = max(1, min(2, args.jobs))
+    done: Iterable[tuple[str, str, list[int], str, dict[str, list[float]], dict[str, int]]]
+    if args.from_log:
+        logged = [json.loads(line) for line in args.from_log.read_text(encoding="utf-8").splitlines() if line]
+        done = (tuple(item) for item in logged)  # type: ignore[misc]
+        pairs = list(dict.fromkeys((item[0], item[1]) for item in logged))
+    elif workers == 1:
+        _init_worker(names, args.variant, args.slack)
+        done = map(_play, jobs)
+    else:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("fork").Pool(
+            workers, _init_worker, (names, args.variant, args.slack)
+        )
+        done = pool.imap(_play, jobs, chunksize=1)
+    log = args.log.open("a", encoding="utf-8") if args.log and not args.from_log else None
+    for item in done:
+        a, b, scores, reason, th, bi = item
+        if log is not None:
+            log.write(json.dumps(item) + "\n")
+            log.flush()
+        results[(a, b)].append((scores, reason))
+        for key, name in (("a", a), ("b", b)):
+            think[name].extend(th[key])
+            bingos[name].append(bi[key])
     lines: list[tuple[str, str, str]] = []
-    table: list[str] = []
-    t_all = time.monotonic()
-    for a, b in pairs:
-        wins = 0.0
-        scores_a: list[int] = []
-        scores_b: list[int] = []
-        scoreless = 0
-        t0 = time.monotonic()
-        for g in range(args.games):
-            first = g % 2 == 0
-            seats = [a, b] if first else [b, a]
-            rec: GameRecord = play_game([pol[s] for s in seats], random.Random(rng.getrandbits(64)))
-            ia, ib = (0, 1) if first else (1, 0)
-            sa, sb = rec.scores[ia], rec.scores[ib]
-            scores_a.append(sa)
-            scores_b.append(sb)
-            wins += 1.0 if sa > sb else 0.5 if sa == sb else 0.0
-            scoreless += rec.reason == "scoreless"
-            for seat, name in ((ia, a), (ib, b)):
-                turns = [t for t in rec.turns if t.seat == seat]
-                think[name].extend(t.think_ms for t in turns)
-                bingos[name].append(sum(1 for t in turns if t.kind == "place" and t.size == 7))
-        n = args.games
+    for a, b in dict.fromkeys(pairs):  # a pairing listed twice plays twice the games
+        games = results[(a, b)]
+        n = len(games)
+        if not n:
+            continue
+        wins = sum(1.0 if s[0] > s[1] else 0.5 if s[0] == s[1] else 0.0 for s, _ in games)
+        scoreless = sum(reason == "scoreless" for _, reason in games)
         rate = wins / n
         lo, hi = wilson(rate, n)
+        slo, shi = wilson(scoreless / n, n)
+        sa = [s[0] for s, _ in games]
+        sb = [s[1] for s, _ in games]
+        spread, dlo, dhi = mean_ci([float(x - y) for x, y in zip(sa, sb, strict=True)])
         key = f"{a}_vs_{b}"
-        spread = statistics.mean(x - y for x, y in zip(scores_a, scores_b, strict=True))
         lines += [
-            (f"{key}_win", f"{rate * 100:.0f}", f"% of {n} games (95% CI {lo * 100:.0f}-{hi * 100:.0f})"),
+            (f"{key}_win", f"{rate * 100:.1f}", f"% of {n} games (95% CI {lo * 100:.1f}-{hi * 100:.1f})"),
+            (f"{key}_mean_scores", f"{statistics.mean(sa):.0f}/{statistics.mean(sb):.0f}", "points"),
+            (f"{key}_spread", f"{spread:+.1f}", f"points/game (95% CI {dlo:+.1f} to {dhi:+.1f})"),
             (
-                f"{key}_mean_scores",
-                f"{statistics.mean(scores_a):.0f}/{statistics.mean(scores_b):.0f}",
-                "points",
+                f"{key}_scoreless_end",
+                f"{scoreless / n * 100:.1f}",
+                f"% of games (95% CI {slo * 100:.1f}-{shi * 100:.1f})",
             ),
-            (f"{key}_spread", f"{spread:+.0f}", "points/game"),
-            (f"{key}_scoreless_end", f"{scoreless / n * 100:.0f}", "% of games"),
         ]
-        table.append(
+        print(
             f"# {a:>8} vs {b:<8} win {rate * 100:5.1f}% [{lo * 100:4.1f}-{hi * 100:5.1f}]  "
-            f"scores {statistics.mean(scores_a):5.0f} / {statistics.mean(scores_b):5.0f}  "
-            f"spread {spread:+6.1f}  "
-            f"scoreless ends {scoreless}/{n}  ({time.monotonic() - t0:.0f} s)"
+            f"scores {statistics.mean(sa):5.0f} / {statistics.mean(sb):5.0f}  "
+            f"spread {spread:+6.1f} [{dlo:+.1f} {dhi:+.1f}]  "
+            f"scoreless ends {scoreless}/{n} [{slo * 100:.0f}-{shi * 100:.0f}%]",
+            file=sys.stderr,
+            flush=True,
         )
-        print(table[-1], file=sys.stderr, flush=True)
     for name in sorted(think, key=lambda x: list(LEVELS).index(x) if x in LEVELS else -1):
+        if not think[name]:
+            continue
         ms = sorted(think[name])
         p95 = ms[min(len(ms) - 1, int(len(ms) * 0.95))]
         lines += [
@@ -151,7 +264,9 @@ def main() -> int:
             file=sys.stderr,
         )
     print(
-        f"# {len(pairs)} pairings x {args.games} games in {time.monotonic() - t_all:.0f} s", file=sys.stderr
+        f"# {len(pairs)} pairings x {args.games} games in {time.monotonic() - t_all:.0f} s "
+        f"({workers} process{'es' if workers > 1 else ''})",
+        file=sys.stderr,
     )
     for row in lines:
         print("\t".join(row))

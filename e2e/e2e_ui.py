@@ -290,3 +290,35 @@ def best(planner: Planner, st: engine.GameState, *, blanks: bool = True) -> engi
     moves = [m for m in planner.moves(st) if blanks or not any(t.blank for t in m.tiles)]
     assert moves, "the planner found no play"
     return max(moves, key=lambda m: (features(st, m)["total"], -len(m.tiles)))
+
+
+def board_on_page(page: Page) -> engine.Board:
+    """The board as the page shows it (letters and blanks of the filled squares): a player's view of it."""
+    tiles = page.evaluate(
+        """() => [...document.querySelectorAll('#board .sq.filled')].map(s => [s.dataset.sq,
+            s.querySelector('.tile b').textContent, s.querySelector('.tile').classList.contains('blank')])"""
+    )
+    board = engine.Board.empty("lexio")
+    return (
+        board.with_tiles(tuple(engine.Tile(sq, letter, blank) for sq, letter, blank in tiles))
+        if tiles
+        else board
+    )
+
+
+def short_game(relay: Relay, planner: Planner, alice: Player, bob: Player) -> tuple[str, engine.Place]:
+    """Alice places the planner's best first move; then four passes end the game (two scoreless rounds)."""
+
+    def first(st: engine.GameState) -> Any:
+        moves = planner.moves(st)
+        return max(moves, key=lambda m: (features(st, m)["total"], -len(m.tiles))) if moves else None
+
+    table_id, move = pick_table(relay, planner, ["Alice", "Bob"], first)
+    seat([alice, bob], relay.url, table_id)
+    place_and_submit(alice, move, [bob])
+    for p in (bob, alice, bob, alice):
+        p.wait_my_turn()
+        p.pass_turn()
+    for p in (alice, bob):
+        expect(p.page.locator("#end-title")).to_be_visible()
+    return table_id, move

@@ -100,7 +100,7 @@ def test_an_invitation_link_shows_the_table_and_a_taken_name_is_fixed_in_the_sam
     expect(page.locator("#invite-title")).to_be_focused()
     info = page.get_by_test_id("invite-info")
     expect(info).to_contain_text("2 min")
-    expect(info).to_contain_text("3 place(s) libre(s)" if fr else "3 free seat(s)")
+    expect(info).to_contain_text("3 places libres" if fr else "3 free seats")
     expect(page.get_by_test_id("invite-seat")).to_have_text([re.compile(r"^Alice")])
     expect(page.get_by_test_id("notice")).to_have_count(0)
     bob.shot(f"70-invite-{size}-{lang}")

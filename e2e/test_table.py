@@ -68,7 +68,7 @@ def test_unknown_word_refused_reserve_spent_then_refilled(
     expect(refusal).to_be_visible()
     for w in unknown:
         expect(refusal).to_contain_text(w)
-    expect(bob.page.get_by_test_id("reserve")).to_contain_text("Reserve: 9 try")
+    expect(bob.page.get_by_test_id("reserve")).to_contain_text("Reserve: 9 tries")
     t_first = time.monotonic()
     turn_banner(bob, "Bob")
     turn_banner(alice, "Bob")
@@ -82,7 +82,8 @@ def test_unknown_word_refused_reserve_spent_then_refilled(
     # Spend the reserve (the tiles stay on the board after a refusal: Play again).
     for left in range(8, -1, -1):
         bob.submit()
-        expect(bob.page.get_by_test_id("reserve")).to_contain_text(f"Reserve: {left} try")
+        tries = "try" if left == 1 else "tries"
+        expect(bob.page.get_by_test_id("reserve")).to_contain_text(f"Reserve: {left} {tries}")
     # With 0 tries even a valid play is refused, without a word lookup.
     valid = best(planner, st)
     bob.page.locator("#btn-recall").click()
@@ -100,7 +101,7 @@ def test_unknown_word_refused_reserve_spent_then_refilled(
     place_and_submit(alice, m2, [bob])
     st = planner.play(st, m2)
     bob.wait_my_turn()
-    expect(bob.page.get_by_test_id("reserve")).to_contain_text("Reserve: 0 try")
+    expect(bob.page.get_by_test_id("reserve")).to_contain_text("Reserve: 0 tries")
     bob.pass_turn()
     st = planner.play(st, engine.Pass())
     alice.wait_my_turn()
@@ -108,7 +109,9 @@ def test_unknown_word_refused_reserve_spent_then_refilled(
     st = planner.play(st, engine.Pass())
     # The reserve refills (one try per 15 s): then a valid play is accepted again.
     bob.wait_my_turn()
-    expect(bob.page.get_by_test_id("reserve")).to_contain_text("Reserve: 1 try", timeout=20_000)
+    expect(bob.page.get_by_test_id("reserve")).to_contain_text(
+        re.compile(r"Reserve: 1 try\b"), timeout=20_000
+    )
     assert sorted(bob.rack()) == sorted(st.seats[1].rack)
     preview, score = place_and_submit(bob, best(planner, st), [alice])
     assert preview == score

@@ -2,19 +2,32 @@
 
 The analysis itself (:func:`relay.bots.analysis.analyse_seat`) replays the journal and asks the ``expert``
 level about every move of the seat: seconds of CPU, so it runs in a worker thread, never on the event loop.
-It is computed at most once per seat and kept with the table (``Table.analyses``); the seat is served once.
+It is computed at most once per seat and kept with the table (``Table.analyses``); the seat is served once,
+on its socket (:func:`serve_analysis`, the end screen) or over HTTP with its seat token
+(:func:`analysis_by_token`, ``POST /api/tables/{id}/analysis``: the replay viewer, which holds no socket).
+The browser keeps what it was served (web/app/analysis_store.py): the analysis stays private to the seat.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import hmac
 from collections.abc import Callable
 from typing import Any
 
-from relay.tables import Conn, Referee, RelayError, Table, dumps
+from relay.tables import Conn, Referee, RelayError, Table, dumps, hash_token
 
-__all__ = ["serve_analysis"]
+__all__ = ["HTTP_STATUS", "analysis_by_token", "serve_analysis"]
+
+# The HTTP status of each refusal of POST /api/tables/{id}/analysis.
+HTTP_STATUS = {
+    "table_not_found": 404,
+    "bad_token": 403,
+    "not_ended": 409,
+    "analysis_used": 409,
+    "analysis_unavailable": 503,
+}
 
 
 async def serve_analysis(referee: Referee, table: Table, conn: Conn, msg_id: str | None) -> None:
@@ -24,16 +37,43 @@ async def serve_analysis(referee: Referee, table: Table, conn: Conn, msg_id: str
     ``analysis_used`` (this seat already had its analysis), ``analysis_unavailable`` (no move generator on
     this relay, or it failed).
     """
+    seat = conn.seat
+    if seat is None:
+        raise RelayError("not_a_seat", "only a player of this table can ask for the analysis of their moves")
+    moves = await _analyse_once(referee, table, seat)
+    now = referee.now_ms()
+    conn.send(dumps({"type": "analysis", "id": msg_id, "seat": seat, "moves": moves, "now": now}))
+    conn.send(dumps({"type": "ack", "id": msg_id, "seq": int(table.state.version), "now": now}))
+
+
+async def analysis_by_token(referee: Referee, table_id: str, token: str) -> tuple[int, Any]:
+    """The seat holding ``token`` at the ended table ``table_id``, and the analysis of its moves (once).
+
+    Raises RelayError ``table_not_found``, ``bad_token`` (the token holds no seat there), ``not_ended``,
+    ``analysis_used``, ``analysis_unavailable`` (as :func:`serve_analysis`); StoreError / sqlite3.Error if
+    the journal cannot be read."""
+    # In memory while it is computed (a finished table is revived from its journal, as a rejoin does).
+    table = referee.revive(table_id) or referee.read_table(table_id)
+    if table is None:
+        raise RelayError("table_not_found", "no such table")
+    if table.status != "ended":
+        raise RelayError("not_ended", "the analysis is ready once the game has ended")
+    digest = hash_token(token)
+    seat = next(
+        (s for s, th in enumerate(table.tokens) if th is not None and hmac.compare_digest(th, digest)), None
+    )
+    if seat is None:
+        raise RelayError("bad_token", "this token holds no seat at this table")
+    return seat, await _analyse_once(referee, table, seat)
+
+
+async def _analyse_once(referee: Referee, table: Table, seat: int) -> Any:
+    """Claim ``seat``'s one analysis, compute it off the event loop, keep it with the table."""
     from relay.bots.analysis import analyse_seat
     from relay.bots.player import MoveGenDriver
     from relay.bots.pool import ProcessDriver
 
     async with table.lock:
-        seat = conn.seat
-        if seat is None:
-            raise RelayError(
-                "not_a_seat", "only a player of this table can ask for the analysis of their moves"
-            )
         if table.status != "ended":
             raise RelayError("not_ended", "the analysis is ready once the game has ended")
         if seat in table.analyses:
@@ -58,6 +98,4 @@ async def serve_analysis(referee: Referee, table: Table, conn: Conn, msg_id: str
         table.analyses.pop(seat, None)  # not served: the seat may ask again
         raise RelayError("analysis_unavailable", f"the analysis failed: {type(exc).__name__}") from exc
     table.analyses[seat] = moves
-    now = referee.now_ms()
-    conn.send(dumps({"type": "analysis", "id": msg_id, "seat": seat, "moves": moves, "now": now}))
-    conn.send(dumps({"type": "ack", "id": msg_id, "seq": int(table.state.version), "now": now}))
+    return moves

@@ -17,13 +17,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from ipaddress import IPv6Address, ip_address
 from math import ceil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 import engine
-from relay import chat
+from relay import chat, resend
 from relay.botdriver import BotDriver, load_default_driver
+from relay.bus import Bus
 from relay.config import Config
 from relay.guard import MAX_BODY, Guard, guard_middleware, raise_nofile, serve
 from relay.journal import JournalUnavailable, open_journal
@@ -32,10 +33,14 @@ from relay.limits import Limits, address_key
 from relay.logs import access_log, client_warning
 from relay.metrics import Metrics
 from relay.protocol import ClientMessage, ProtocolError, RateLimiter, TileIn, parse_frame
+from relay.relaying import EdgeSide, Locate, OwnerSide, Relaying
 from relay.static import StaticSite
 from relay.store import StoreError
-from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Table, dumps, wall_clock_ms
+from relay.tables import CLOSE_RESTART, Clock, Conn, Referee, RelayError, Socket, Table, dumps, wall_clock_ms
 from relay.ws import HandshakeError, Hub, WebSocket, handshake_reply
+
+if TYPE_CHECKING:  # psycopg is only needed by hosts that use PostgreSQL
+    from relay.ownership import Ownership
 
 log = logging.getLogger("lexio.relay")
 
@@ -44,6 +49,10 @@ REFEREE_KEY = web.AppKey("referee", Referee)
 METRICS_KEY = web.AppKey("metrics", Metrics)
 STATIC_KEY = web.AppKey("static", StaticSite)
 HUB_KEY = web.AppKey("ws_hub", Hub)
+# Cluster mode only (relay/bus.py, relay/relaying.py): the Redis bus, its edge side, where tables live.
+BUS_KEY = web.AppKey("bus", Bus)
+EDGE_KEY = web.AppKey("edge", EdgeSide)
+LOCATE_KEY: web.AppKey[Locate] = web.AppKey("locate")
 # Seconds of silence before a game socket is pinged; it is dropped if the pong takes half as long again.
 HEARTBEAT_SECONDS = 30.0
 
@@ -199,7 +208,7 @@ async def create_table(request: web.Request) -> web.Response:
     if not isinstance(variant, str):
         return _error(400, "bad_request", "variant must be a string")
     try:
-        table = referee.create_table(turn_seconds=turn_seconds, public=public, variant=variant)
+        table = await referee.acreate_table(turn_seconds=turn_seconds, public=public, variant=variant)
     except RelayError as err:
         return _error(400, err.code, err.message)
     except engine.LexioError as err:
@@ -222,7 +231,8 @@ async def create_table(request: web.Request) -> web.Response:
 async def list_tables(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
     out = []
-    for t in referee.open_tables():
+    listed = await referee.cluster.open_tables() if referee.cluster is not None else referee.open_tables()
+    for t in listed:
         summary = _table_summary(referee, t)
         out.append(
             {
@@ -237,9 +247,16 @@ async def list_tables(request: web.Request) -> web.Response:
     return web.json_response({"tables": out})
 
 
+async def _read_table(referee: Referee, table_id: str) -> Table | None:
+    # Cluster mode reads PostgreSQL off the event loop (relay/ownership.py).
+    if referee.cluster is not None:
+        return await referee.cluster.read_table(table_id)
+    return referee.read_table(table_id)
+
+
 async def get_table(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
-    table = referee.read_table(request.match_info["table_id"])
+    table = await _read_table(referee, request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
     return web.json_response(_table_summary(referee, table))
@@ -247,25 +264,52 @@ async def get_table(request: web.Request) -> web.Response:
 
 async def get_gcg(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
-    table = referee.read_table(request.match_info["table_id"])
+    table = await _read_table(referee, request.match_info["table_id"])
     if table is None:
         return _error(404, "table_not_found", "no such table")
     if table.status != "ended":
         return _error(409, "game_not_finished", "the game record is available once the game has ended")
     from engine.gcg import write_gcg
 
-    return web.Response(text=write_gcg(referee.full_state(table)), content_type="text/plain", charset="utf-8")
+    text = write_gcg(referee.full_state(table))
+    # GCG's #id pragma names the table: the replay viewer finds a seat's own analysis for a dropped file.
+    head, _, rest = text.partition("\n")
+    text = f"{head}\n#id lexio {table.id}\n{rest}"
+    return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+
+async def post_analysis(request: web.Request) -> web.Response:
+    """``POST /api/tables/{id}/analysis`` ``{"token": ...}``: a seat's analysis, once (relay.analysis)."""
+    from relay.analysis import HTTP_STATUS, analysis_by_token
+
+    try:
+        body = await request.json() if await request.read() else {}
+    except (ValueError, RecursionError):
+        return _error(400, "bad_request", "body must be a JSON object")
+    token = body.get("token") if isinstance(body, dict) else None
+    if not isinstance(token, str) or not 0 < len(token) <= 200:
+        return _error(400, "bad_request", 'body must be {"token": the seat\'s token}')
+    try:
+        seat, moves = await analysis_by_token(request.app[REFEREE_KEY], request.match_info["table_id"], token)
+    except RelayError as err:
+        return _error(HTTP_STATUS.get(err.code, 400), err.code, err.message)
+    return web.json_response({"seat": seat, "moves": moves})
 
 
 async def healthz(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
+    cluster = referee.cluster.health() if referee.cluster is not None else {"ok": True}
     return web.json_response(
         {
-            "ok": True,
+            **cluster,
             "tables": len(referee.tables),
             "sockets": referee.sockets,
             "uptime_s": int(time.monotonic() - referee.started),
-        }
+            # Cluster mode: the Redis bus (down, it only breaks relayed sockets: the node stays healthy).
+            **({"bus": request.app[BUS_KEY].health()} if BUS_KEY in request.app else {}),
+        },
+        # Cluster mode: a node that cannot renew its heartbeat (or is draining) leaves the front's rotation.
+        status=200 if cluster["ok"] else 503,
     )
 
 
@@ -352,10 +396,20 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     config = request.app[CONFIG_KEY]
     if not origin_allowed(request, config.allow_origins, config.public_origin):
         return _error(403, "bad_origin", "this Origin may not open a game socket")
-    # A finished table freed from memory (or from before a restart) comes back: its players may reconnect
-    # to see the end and ask for, or learn of, a new table with the same players.
-    table = referee.revive(request.match_info["table_id"])
-    if table is None:
+    owner: str | None = None
+    if LOCATE_KEY in request.app:
+        # Cluster mode: the table, claimed here; or the live node that owns it (the socket is relayed there).
+        try:
+            placed = await request.app[LOCATE_KEY](request.match_info["table_id"])
+        except (JournalUnavailable, StoreError):
+            log.exception("cannot claim a table")
+            return _error(503, "journal_unavailable", "this relay cannot serve the table now; try again")
+        table, owner = (None, placed) if isinstance(placed, str) else (placed, None)
+    else:
+        # A finished table freed from memory (or from before a restart) comes back: its players may
+        # reconnect to see the end and ask for, or learn of, a new table with the same players.
+        table = referee.revive(request.match_info["table_id"])
+    if table is None and owner is None:
         return _error(404, "table_not_found", "no such table")
     if request.method != "GET":  # the route also answers HEAD
         return _error(400, "bad_request", "a WebSocket upgrade is a GET request")
@@ -369,11 +423,21 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     # Computed now (the request is not kept): only a rematch needs it, and the sockets of one host share
     # the one interned string.
     link_base = sys.intern(_link_base(request))
+    client = config.client_address(request.remote, _forwarded_for(request))
+    if owner is not None:
+        edge = request.app[EDGE_KEY]
+        relayed = edge.open(owner, request.match_info["table_id"], client, link_base)
+        sock = WebSocket(
+            relayed, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT, max_output=config.output_cap_kib * 1024
+        )
+        _take_over(request, transport, sock, reply)
+        edge.attach(relayed, sock)
+        return _Switched(status=101)
+    assert table is not None
     session = GameSession(referee, config, table, link_base, request.app[LIMITS_KEY])
     sock = WebSocket(
         session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT, max_output=config.output_cap_kib * 1024
     )
-    client = config.client_address(request.remote, _forwarded_for(request))
     session.conn = Conn(sock, sys.intern(client))
     referee.sockets += 1
     _take_over(request, transport, sock, reply)
@@ -673,7 +737,9 @@ async def dispatch(
         command = lambda t: [engine.Play(_seat(conn), engine.Pass())]  # noqa: E731
     else:  # pragma: no cover - parse_frame admits only the types above
         raise _Refusal(m.id, "unknown_type", m.type)
-    return await referee.run(table, conn, command, kind=m.type, msg_id=m.id, t0=t0)
+    return await referee.run(
+        table, conn, command, kind=m.type, msg_id=m.id, t0=t0, digest=resend.digest(m), resent=m.resent
+    )
 
 
 _gc_started = 0.0
@@ -713,12 +779,14 @@ def create_app(
     now_ms: Clock | None = None,
     lexicon: engine.Lexicon | None = None,
     bot_driver: BotDriver | None = _UNSET,
+    relaying: Relaying | None = None,
 ) -> web.Application:
     """Build the relay application.
 
     ``now_ms`` (tests) replaces the wall clock; ``lexicon`` replaces loading ``config.lexicon``;
-    ``bot_driver`` replaces ``relay.bots.driver()`` (None: no bots). The journal is opened and unfinished
-    tables restored at startup (raises sqlite3.Error / relay.lexicon.LexiconError then).
+    ``bot_driver`` replaces ``relay.bots.driver()`` (None: no bots); ``relaying`` (cluster mode) relays
+    sockets of tables owned elsewhere over its Redis bus (relay/relaying.py). The journal is opened and
+    unfinished tables restored at startup (raises sqlite3.Error / relay.lexicon.LexiconError then).
     """
     app = web.Application(middlewares=[headers_middleware, guard_middleware], client_max_size=MAX_BODY)
     app[CONFIG_KEY] = config
@@ -735,7 +803,26 @@ def create_app(
         store = open_journal(config)
         driver = load_default_driver(words) if bot_driver is _UNSET else bot_driver
         referee = Referee(config, store, words, now_ms=clock, metrics=app[METRICS_KEY], bot_driver=driver)
-        restored = referee.restore()
+        ownership: Ownership | None = None
+        if config.cluster:
+            # Tables are claimed when their sockets arrive, not restored (relay/ownership.py).
+            from relay.ownership import Ownership
+            from relay.pgstore import PostgresStore
+
+            assert isinstance(store, PostgresStore)
+            ownership = Ownership(referee, store)
+            try:
+                await ownership.start()
+            except BaseException:
+                await ownership.close()
+                store.close()
+                raise
+            referee.cluster = ownership
+            if now_ms is None:
+                referee.now_ms = ownership.now_ms
+            restored = 0
+        else:
+            restored = referee.restore()
         app[REFEREE_KEY] = referee
         logging.getLogger("lexio.relay").info(
             "relay ready",
@@ -754,6 +841,10 @@ def create_app(
             gc.callbacks.append(_gc_timer)
         referee.start()
         hub.start()
+        relays = relaying
+        if relays is None and ownership is not None and config.bus_url is not None:
+            relays = Relaying(config.bus_url, ownership.node_id, _locate(ownership))
+        bus = await _start_bus(app, relays) if relays is not None else None
         for table in referee.tables.values():
             referee._schedule_bot(table)
         try:
@@ -761,6 +852,10 @@ def create_app(
         finally:
             await referee.shutdown()
             await hub.close_all(CLOSE_RESTART, b"server restarting")
+            if bus is not None:
+                await bus.close()
+            if ownership is not None:
+                await ownership.close()
             store.close()
 
     async def on_shutdown(app: web.Application) -> None:
@@ -776,11 +871,51 @@ def create_app(
     app.router.add_get("/api/tables", list_tables)
     app.router.add_get("/api/tables/{table_id}", get_table)
     app.router.add_get("/api/tables/{table_id}/gcg", get_gcg)
+    app.router.add_post("/api/tables/{table_id}/analysis", post_analysis)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/ws/{table_id}", websocket)
     app.router.add_route("*", "/{path:.*}", app[STATIC_KEY].handle)
     return app
+
+
+def _locate(ownership: Ownership) -> Locate:
+    """Cluster mode's answer to "where is this table": claimed here, another live node's id, or None."""
+    from relay.ownership import Elsewhere
+
+    async def locate(table_id: str) -> Table | str | None:
+        found = await ownership.acquire(table_id)
+        return found.node_id if isinstance(found, Elsewhere) else found
+
+    return locate
+
+
+async def _start_bus(app: web.Application, relaying: Relaying) -> Bus:
+    """Connect the Redis bus: sockets of tables owned elsewhere are relayed to their owners (the edge
+    side), and sockets relayed here from other nodes are served as local ones (the owner side)."""
+    bus = Bus(relaying.bus_url, relaying.node_id)
+    locate = relaying.locate
+
+    async def open_relayed(table_id: str, peer: str, link_base: str, socket: Socket) -> GameSession | None:
+        try:
+            placed = await locate(table_id)
+        except (JournalUnavailable, StoreError):
+            log.exception("cannot claim a relayed table")
+            return None
+        if not isinstance(placed, Table):
+            return None  # moved on (or gone) since the edge looked
+        referee, config = app[REFEREE_KEY], app[CONFIG_KEY]
+        session = GameSession(referee, config, placed, sys.intern(link_base), app[LIMITS_KEY])
+        session.conn = Conn(socket, sys.intern(peer))
+        referee.sockets += 1
+        return session
+
+    app[EDGE_KEY] = EdgeSide(bus, (app[CONFIG_KEY].rate_burst, app[CONFIG_KEY].rate_per_second))
+    OwnerSide(bus, open_relayed)
+    app[BUS_KEY] = bus
+    app[LOCATE_KEY] = locate
+    await bus.start()
+    return bus
 
 
 def run(config: Config) -> None:

@@ -20,6 +20,7 @@ import sqlite3
 from collections import deque
 from typing import Any, Final
 
+from relay.journal import JournalUnavailable
 from relay.store import ChatRow
 from relay.tables import Conn, Referee, RelayError, Table, dumps
 
@@ -100,7 +101,12 @@ async def post(
             who = clean(name or "")[:MAX_WATCHER_NAME] or None
             if who is not None and not who.isprintable():
                 who = None
-        row_id = referee.store.add_chat(table.id, channel, seat, who, body, now)
+        if referee.cluster is not None:  # PostgreSQL: off the event loop
+            row_id = await referee.cluster.call(
+                referee.store.add_chat, table.id, channel, seat, who, body, now
+            )
+        else:
+            row_id = referee.store.add_chat(table.id, channel, seat, who, body, now)
         times.append(now)
         frame = dumps(
             {"type": "chat", "message": wire(ChatRow(row_id, channel, seat, who, body, now)), "now": now}
@@ -115,7 +121,7 @@ def send_history(referee: Referee, table: Table, conn: Conn) -> None:
     A store that cannot be read costs the history, not the welcome (logged)."""
     try:
         rows = referee.store.chat(table.id, SEATS, HISTORY) + referee.store.chat(table.id, WATCHERS, HISTORY)
-    except sqlite3.Error:
+    except (sqlite3.Error, JournalUnavailable):
         log.exception("chat history unreadable", extra={"fields": {"table": table.id}})
         return
     rows.sort(key=lambda r: r.id)

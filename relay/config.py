@@ -17,7 +17,12 @@ MAX_TURN_SECONDS = 600
 
 
 class ConfigError(ValueError):
-    """A setting is invalid; the message names the flag and the value."""
+    """A setting is invalid; the message names the flag and the value. ``code`` is stable (bad_setting, or
+    e.g. bus_needs_postgresql)."""
+
+    def __init__(self, message: str, code: str = "bad_setting") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,11 @@ class Config:
     db: Path = Path("var/lexio.sqlite3")
     # A postgresql:// URL (given as --db): the journal lives there instead of the SQLite file ``db``.
     journal_url: str | None = None
+    # Cluster mode (docs/architecture.md, "Several relays"): a redis:// URL, with a PostgreSQL journal. Tables
+    # are then claimed lazily with an epoch, and no exclusive lock is held on the journal.
+    bus_url: str | None = None
+    # This relay's name in logs and /healthz (its node id is fresh at each start); default host:port.
+    node_name: str | None = None
     lexicon: str = "fr"
     static: Path | None = Path("web/dist")
     turn_seconds: int = 120
@@ -84,6 +94,14 @@ class Config:
             raise ConfigError(f"--grace-seconds {self.grace_seconds}: must be >= 0")
         if self.journal_url is not None and not is_postgres_url(self.journal_url):
             raise ConfigError(f"--db {self.journal_url!r}: expected a file or a postgresql:// URL")
+        if self.bus_url is not None and self.journal_url is None:
+            raise ConfigError(
+                f"--bus {redact_url(self.bus_url)}: cluster mode needs a PostgreSQL journal "
+                "(--db postgresql://...)",
+                "bus_needs_postgresql",
+            )
+        if self.bus_url is not None and not self.bus_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError(f"--bus {redact_url(self.bus_url)}: expected a redis://host:port/db URL")
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"--port {self.port}: must be 0-65535")
         for flag, value in (
@@ -144,6 +162,11 @@ class Config:
     def journal_name(self) -> str:
         """Where the journal is, for logs: the SQLite file, or the PostgreSQL URL without its password."""
         return str(self.db) if self.journal_url is None else redact_url(self.journal_url)
+
+    @property
+    def cluster(self) -> bool:
+        """Several relays share the PostgreSQL journal (``--bus`` given)."""
+        return self.bus_url is not None
 
     @property
     def public_origin(self) -> str | None:
@@ -212,6 +235,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--db",
         default=e("LEXIO_DB", "var/lexio.sqlite3"),
         help="the journal: a SQLite file, or a postgresql://user@host/dbname URL [LEXIO_DB]",
+    )
+    serve.add_argument(
+        "--bus",
+        default=e("LEXIO_BUS") or None,
+        metavar="URL",
+        help="cluster mode: redis://host:port/db relaying frames between relays sharing a postgresql:// "
+        "--db [LEXIO_BUS]",
+    )
+    serve.add_argument(
+        "--node-name",
+        default=e("LEXIO_NODE_NAME") or None,
+        help="this relay's name in a cluster (default host:port) [LEXIO_NODE_NAME]",
     )
     serve.add_argument(
         "--lexicon",
@@ -350,6 +385,8 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
         port=args.port,
         db=Config.db if url else Path(args.db),
         journal_url=url,
+        bus_url=args.bus,
+        node_name=args.node_name,
         # Several files travel as one os.pathsep-joined spec, which relay.lexicon.load_lexicon splits.
         lexicon=os.pathsep.join(args.lexicon) if args.lexicon else _env("LEXIO_LEXICON") or "fr",
         static=static,

@@ -114,7 +114,7 @@ def _copy(src: sqlite3.Connection, names: Sequence[str], store: PostgresStore, t
             statement = sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(name), col_list)
             count = 0
             with conn.cursor() as cur, cur.copy(statement) as copy:
-                for values in src.execute(f'SELECT {", ".join(_q(c) for c in columns)} FROM {_q(name)}'):
+                for values in src.execute(f"SELECT {', '.join(_q(c) for c in columns)} FROM {_q(name)}"):
                     copy.write_row(values)
                     count += 1
             _advance_sequences(conn, name, columns)

@@ -12,11 +12,12 @@ written raises ``sqlite3.Error`` (SQLite) or :class:`JournalUnavailable` (Postgr
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
-from relay.store import ChatRow, EventRow, RematchRow, Store, TableRow
+from relay.store import ChatRow, EventRow, FrameRow, RematchRow, Store, TableRow
 
 if TYPE_CHECKING:
     from relay.config import Config
@@ -60,7 +61,10 @@ class Journal(Protocol):
         *,
         status: str | None,
         now_ms: int,
+        frame: FrameRow | None = None,
     ) -> None: ...
+
+    def frames(self, table_id: str) -> list[FrameRow]: ...
 
     def table(self, table_id: str) -> TableRow | None: ...
 
@@ -101,5 +105,10 @@ def open_journal(config: Config) -> Journal:
     if config.journal_url is not None:
         from relay.pgstore import PostgresStore  # psycopg is only needed by hosts that use it
 
+        if config.cluster:
+            # Cluster mode: tables are claimed one by one with an epoch (relay/ownership.py), never the
+            # whole journal; a fresh node id at each start, so a restarted node inherits no claim.
+            name = config.node_name or f"{config.host}:{config.port}"
+            return PostgresStore(config.journal_url, node_id=f"{name}/{uuid.uuid4().hex[:8]}", max_size=8)
         return PostgresStore(config.journal_url, exclusive=True)
     return Store(config.db, synchronous_full=config.db_synchronous_full)

@@ -27,7 +27,7 @@ import psycopg_pool
 from psycopg import errors
 
 from relay.journal import JournalUnavailable, redact_url
-from relay.store import ChatRow, EventRow, RematchRow, StoreError, TableRow
+from relay.store import ChatRow, EventRow, FrameRow, RematchRow, StoreError, TableRow
 
 # pg_advisory_xact_lock key held while migrating ("lexio" in ASCII).
 MIGRATION_LOCK = 0x6C6578696F
@@ -82,6 +82,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             at_ms BIGINT NOT NULL
         )""",
         "CREATE INDEX chat_table ON chat(table_id, channel, id)",
+    ),
+    # Version 4: the client frame each action answered (relay/resend.py: a resend is applied once).
+    (
+        """CREATE TABLE frames (
+            table_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            who TEXT NOT NULL,
+            frame_id TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            PRIMARY KEY (table_id, seq)
+        )""",
     ),
 )
 # A node whose heartbeat is older than this is dead: its tables may be claimed by another.
@@ -268,6 +280,7 @@ class PostgresStore:
         status: str | None,
         now_ms: int,
         epoch: int | None = None,
+        frame: FrameRow | None = None,
     ) -> None:
         """As relay.store.Store.append: returns once committed. With ``epoch`` (cluster mode) the table's
         row is locked and must still be owned by this node at that epoch, in the same transaction as the
@@ -281,6 +294,12 @@ class PostgresStore:
                     "INSERT INTO events (table_id, seq, body, token_hash) VALUES (%s, %s, %s, %s)",
                     [(table_id, first_seq + i, _dumps(body), th) for i, (body, th) in enumerate(events)],
                 )
+                if frame is not None:
+                    cur.execute(
+                        "INSERT INTO frames (table_id, seq, who, frame_id, digest, answer)"
+                        " VALUES (%s, %s, %s, %s, %s, %s)",
+                        (table_id, frame.seq, frame.who, frame.frame_id, frame.digest, _dumps(frame.answer)),
+                    )
                 if status is not None:
                     cur.execute(
                         "UPDATE tables SET status = %s, updated_ms = %s WHERE id = %s",
@@ -290,10 +309,11 @@ class PostgresStore:
             raise StoreError(f"table {table_id}: seq {first_seq} already journaled") from exc
 
     # -- ownership (cluster mode): heartbeats, claims with an epoch, fenced writes ---------------------------
-    def heartbeat(self) -> None:
+    def heartbeat(self) -> int:
         """Record that this node is alive (PostgreSQL's clock), on its own connection that holds the node's
-        advisory lock (taken on the first call, and again after that connection was lost).
-        Raises JournalUnavailable (the next call reconnects)."""
+        advisory lock (taken on the first call, and again after that connection was lost). Returns
+        PostgreSQL's clock (ms since the epoch) as of the heartbeat. Raises JournalUnavailable (the next call
+        reconnects)."""
         try:
             if self._liveness is None or self._liveness.closed:
                 self._liveness = psycopg.connect(
@@ -303,22 +323,25 @@ class PostgresStore:
                 self._liveness.execute(
                     "SELECT pg_advisory_lock(%s, hashtext(%s))", (NODE_LOCK_SPACE, self.node_id)
                 )
-            self._liveness.execute(_HEARTBEAT, (self.node_id,))
+            row = self._liveness.execute(_HEARTBEAT, (self.node_id,)).fetchone()
+            return int(row[0]) if row else 0
         except _UNAVAILABLE as exc:
             if self._liveness is not None:
                 self._liveness.close()
                 self._liveness = None
             raise JournalUnavailable(f"journal at {redact_url(self.url)}: heartbeat failed: {exc}") from exc
 
-    def claim(self, table_id: str, *, dead_after: float = DEAD_AFTER_SECONDS) -> int:
+    def claim(self, table_id: str, *, dead_after: float = DEAD_AFTER_SECONDS, renew: bool = True) -> int:
         """Take ownership of ``table_id`` if it has no owner, is ours, or its owner is dead (heartbeat older
         than ``dead_after`` seconds, or its advisory lock released: its connection is gone); returns the
         epoch to pass to :meth:`append` (raised by one on every change of owner; kept when the table is
-        already ours). Also renews this node's heartbeat.
+        already ours). Also renews this node's heartbeat, unless ``renew`` is False (the relay: its heartbeat
+        thread alone uses the heartbeat connection).
 
         Raises NotOwner owned_elsewhere (a live node holds it), StoreError (no such table),
         JournalUnavailable."""
-        self.heartbeat()
+        if renew:
+            self.heartbeat()
         with self._transaction() as conn:
             # Lock the row first, then judge its owner in a second statement: under READ COMMITTED that one
             # takes a fresh snapshot, so it sees the heartbeat committed with a rival claim this lock waited
@@ -347,6 +370,26 @@ class PostgresStore:
         with self._transaction() as conn, conn.cursor() as cur:
             self._check_owner(cur, table_id, epoch)
             cur.execute("UPDATE tables SET owner = NULL WHERE id = %s", (table_id,))
+
+    def release_all(self) -> int:
+        """Give up every table this node owns (drain), in one transaction; returns how many. A table is ours
+        only at the epoch of our own claim (a claim by another changes the owner), so the owner alone fences
+        it. Raises JournalUnavailable."""
+        with self._transaction() as conn:
+            cur = conn.execute("UPDATE tables SET owner = NULL WHERE owner = %s", (self.node_id,))
+            return cur.rowcount
+
+    def forget_node(self) -> None:
+        """Drop this node's heartbeat row (a clean stop: it is dead at once). Raises JournalUnavailable."""
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM nodes WHERE node_id = %s", (self.node_id,))
+
+    def open_tables(self, *, created_since_ms: int, limit: int = 100) -> list[TableRow]:
+        """Public tables waiting for players that some node serves now (owned by a live node), or created
+        since ``created_since_ms`` (not claimed yet: their creator is on the way), newest first."""
+        with self._transaction() as conn:
+            rows = conn.execute(_OPEN_TABLES, (created_since_ms, DEAD_AFTER_SECONDS, limit)).fetchall()
+        return [_table_row(r) for r in rows]
 
     def owner(self, table_id: str) -> tuple[str | None, int] | None:
         """(owning node or None, epoch) of a table, or None if there is no such table."""
@@ -420,6 +463,15 @@ class PostgresStore:
             ).fetchall()
         return [ChatRow(int(r[0]), r[1], r[2], r[3], r[4], int(r[5])) for r in reversed(rows)]
 
+    def frames(self, table_id: str) -> list[FrameRow]:
+        """The client frames the table's actions came from, in seq order."""
+        with self._transaction() as conn:
+            rows = conn.execute(
+                "SELECT seq, who, frame_id, digest, answer FROM frames WHERE table_id = %s ORDER BY seq",
+                (table_id,),
+            ).fetchall()
+        return [FrameRow(int(r[0]), r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
     def events(self, table_id: str) -> list[EventRow]:
         """Every event of the table in seq order. Raises StoreError if the journal has a hole."""
         with self._transaction() as conn:
@@ -435,6 +487,7 @@ class PostgresStore:
 
 _HEARTBEAT = (
     "INSERT INTO nodes (node_id) VALUES (%s) ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()"
+    " RETURNING (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 )
 # A node is alive if its heartbeat is fresh and its advisory lock is held (granted) in this database.
 _NODE_ALIVE = """
@@ -447,6 +500,13 @@ SELECT EXISTS (SELECT 1 FROM nodes WHERE node_id = %s AND heartbeat_at > now() -
    )
 """
 _TABLE_SELECT = "SELECT id, created_ms, public, status, updated_ms FROM tables"
+_OPEN_TABLES = """
+SELECT t.id, t.created_ms, t.public, t.status, t.updated_ms FROM tables t
+WHERE t.public = 1 AND t.status IN ('empty', 'waiting')
+  AND (t.created_ms >= %s OR EXISTS (
+      SELECT 1 FROM nodes n WHERE n.node_id = t.owner AND n.heartbeat_at > now() - make_interval(secs => %s)))
+ORDER BY t.created_ms DESC LIMIT %s
+"""
 _REMATCH_SELECT = "SELECT old_id, new_id, by_seat, link, bots, created_ms FROM rematches"
 
 

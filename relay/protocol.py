@@ -6,6 +6,7 @@ stable code. Nothing about the game is checked here: that is the engine's job (i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -56,6 +57,8 @@ class ClientMessage:
     since: int | None = None
     text: str = ""  # chat
     seat: int | None = None
+    # An action sent again with the same id after a reconnect (docs/protocol.md, "Resending an action").
+    resent: bool = False
 
 
 # type -> (required keys, optional keys); "type" and "id" are always allowed.
@@ -76,6 +79,8 @@ _SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "analyse": (frozenset(), frozenset()),
 }
 CLIENT_TYPES: Final = frozenset(_SCHEMA)
+# Actions may say they are a resend (relay/resend.py): an optional boolean "resent".
+_RESENDABLE: Final = frozenset({"start", "leave", "add_bot", "remove_bot", "place", "swap", "pass"})
 
 
 def _bad(field_name: str, why: str, msg_id: str | None) -> ProtocolError:
@@ -94,6 +99,16 @@ def _str(obj: dict[str, Any], key: str, limit: int, msg_id: str | None) -> str:
 def parse_frame(text: str) -> ClientMessage:
     """Validate one client text frame. Raises ProtocolError: bad_json, bad_message, unknown_type (and the
     codes of the per-type checks below). Never recurses: nesting is bounded before the JSON is decoded."""
+    message = _parse_frame(text)
+    if message.type in _RESENDABLE and '"resent"' in text:
+        resent = json.loads(text).get("resent", False)  # decoded once already: cannot fail now
+        if not isinstance(resent, bool):
+            raise _bad("resent", "must be true or false", message.id)
+        return dataclasses.replace(message, resent=resent)
+    return message
+
+
+def _parse_frame(text: str) -> ClientMessage:
     _check_nesting(text)
     try:
         obj = json.loads(text)
@@ -122,7 +137,7 @@ def parse_frame(text: str) -> ClientMessage:
             "unknown_type", f"unknown frame type {kind[:40]!r}", msg_id=msg_id, type=kind[:40]
         )
     required, optional = _SCHEMA[kind]
-    keys = set(obj) - {"type", "id"}
+    keys = set(obj) - {"type", "id", *(("resent",) if kind in _RESENDABLE else ())}
     for key in sorted(keys - required - optional):
         raise _bad(key[:40], f"unexpected key in a {kind!r} frame", msg_id)
     for key in sorted(required - keys):

@@ -57,6 +57,15 @@ CREATE TABLE IF NOT EXISTS chat (
     at_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chat_table ON chat(table_id, channel, id);
+CREATE TABLE IF NOT EXISTS frames (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    who TEXT NOT NULL,
+    frame_id TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
 """
 
 # Versioned schema. SCHEMA above is version 1, the baseline: written IF NOT EXISTS and run at every open, so a
@@ -98,6 +107,20 @@ class EventRow:
     seq: int
     body: dict[str, Any]
     token_hash: str | None
+
+
+@dataclass(frozen=True)
+class FrameRow:
+    """The client frame an action came from (relay/resend.py): committed with the action's first event
+    ``seq``. ``who``: the seat's token hash; ``digest``: the frame's content, so that a resend is recognised
+    only when both its id and its content match. ``answer``: what the client was told (the ack or
+    rejected frame without its ``id`` and ``now``), told again to a resend."""
+
+    seq: int
+    who: str
+    frame_id: str
+    digest: str
+    answer: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -205,8 +228,10 @@ class Store:
         *,
         status: str | None,
         now_ms: int,
+        frame: FrameRow | None = None,
     ) -> None:
-        """Commit events ``first_seq..`` (body, token hash) and the table's new status (None: unchanged).
+        """Commit events ``first_seq..`` (body, token hash) and the table's new status (None: unchanged),
+        with the client ``frame`` they answer (if any).
 
         Returns only once the transaction is committed. Raises StoreError if a seq is already taken (the
         caller's state is stale), sqlite3.Error on I/O failure; in both cases nothing is written.
@@ -217,6 +242,12 @@ class Store:
                 "INSERT INTO events (table_id, seq, body, token_hash) VALUES (?, ?, ?, ?)",
                 [(table_id, first_seq + i, _dumps(body), th) for i, (body, th) in enumerate(events)],
             )
+            if frame is not None:
+                self._db.execute(
+                    "INSERT INTO frames (table_id, seq, who, frame_id, digest, answer)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (table_id, frame.seq, frame.who, frame.frame_id, frame.digest, _dumps(frame.answer)),
+                )
             if status is not None:
                 self._db.execute(
                     "UPDATE tables SET status = ?, updated_ms = ? WHERE id = ?", (status, now_ms, table_id)
@@ -283,6 +314,14 @@ class Store:
             (table_id, channel, limit),
         ).fetchall()
         return [ChatRow(int(r[0]), r[1], r[2], r[3], r[4], int(r[5])) for r in reversed(rows)]
+
+    def frames(self, table_id: str) -> list[FrameRow]:
+        """The client frames the table's actions came from, in seq order."""
+        rows = self._db.execute(
+            "SELECT seq, who, frame_id, digest, answer FROM frames WHERE table_id = ? ORDER BY seq",
+            (table_id,),
+        ).fetchall()
+        return [FrameRow(int(r[0]), r[1], r[2], r[3], json.loads(r[4])) for r in rows]
 
     def events(self, table_id: str) -> list[EventRow]:
         rows = self._db.execute(

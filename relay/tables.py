@@ -23,16 +23,19 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import engine
-from relay import PROTOCOL_VERSION
+from relay import PROTOCOL_VERSION, resend
 from relay.botdriver import BotDriver
 from relay.config import MAX_TURN_SECONDS, MIN_TURN_SECONDS, Config
 from relay.journal import Journal
 from relay.logs import event as log_event
 from relay.metrics import Metrics
-from relay.store import RematchRow, StoreError
+from relay.store import FrameRow, RematchRow, StoreError
+
+if TYPE_CHECKING:
+    from relay.ownership import Ownership
 
 log = logging.getLogger("lexio.relay")
 
@@ -170,6 +173,8 @@ class Table:
     watchers_told: int = 0  # the spectator count last broadcast (docs/protocol.md, "watchers")
     # Ended table: each seat's post-game analysis (relay.analysis; None while it is computed).
     analyses: dict[int, Any] = field(default_factory=dict)
+    # (seat's token hash, frame id) -> the journaled frame of an action (relay/resend.py).
+    frames: dict[tuple[str, str], FrameRow] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -221,6 +226,8 @@ class Referee:
         # The last full states read back from SQLite (table id -> (its fold, full state)): snapshots asked
         # again and again, and bots, are served from memory; bounded, least recently used out.
         self._full: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
+        # Cluster mode (relay/ownership.py): tables are claimed lazily and every append is fenced.
+        self.cluster: Ownership | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     def _rng(self, table_id: str) -> random.Random:
@@ -253,7 +260,8 @@ class Referee:
             ev = engine.event_from_dict(row.body)
             state = engine.apply(state, ev)
             _track_tokens(tokens, ev, row.token_hash)
-        table = Table(table_id, public, created_ms, elide_journal(state), self._rng(table_id), tokens)
+        table = Table(table_id, public, created_ms, self._fold(state), self._rng(table_id), tokens)
+        resend.remember(table.frames, self.store.frames(table_id))
         after = self.store.rematch_of(table_id)
         if after is not None:
             table.rematch = _rematch_frame(after)
@@ -261,6 +269,11 @@ class Referee:
         if before is not None:
             table.rematch_bots = before.bots
         return table
+
+    def _fold(self, state: Any) -> Any:
+        # In cluster mode a table keeps its journal in memory: reading it back would be a PostgreSQL call
+        # on the event loop (snapshots), and the table's owner is the only writer anyway.
+        return state if self.cluster is not None else elide_journal(state)
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -281,6 +294,8 @@ class Referee:
         """Stop timers and bots, and close every socket with 1012 "server restarting" so clients come back."""
         if self._closed:
             return
+        if self.cluster is not None:
+            await self.cluster.drain()  # commit what is in flight, release every table, then close
         self._closed = True
         for task in (self._sweeper, self._checkpointer):
             if task is not None:
@@ -311,6 +326,50 @@ class Referee:
 
         Raises RelayError bad_turn_seconds, engine.LexioError, StoreError / sqlite3.Error (nothing written).
         """
+        table, events, link = self.new_table(
+            turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
+        )
+        self.store.create_table(
+            table.id,
+            created_ms=table.created_ms,
+            public=public,
+            status=table.status,
+            events=events,
+            rematch=link,
+        )
+        self.tables[table.id] = table
+        self.metrics.events += len(events)
+        log_event("table created", table=table.id, public=public, turn_seconds=turn_seconds)
+        return table
+
+    async def acreate_table(
+        self,
+        *,
+        turn_seconds: int,
+        public: bool,
+        variant: str = "lexio",
+        rematch: Callable[[str], RematchRow] | None = None,
+    ) -> Table:
+        """:meth:`create_table`, with the journal written off the event loop in cluster mode (where the
+        table is not claimed: the node its first socket reaches claims it). Raises as create_table."""
+        if self.cluster is None:
+            return self.create_table(
+                turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
+            )
+        return await self.cluster.create_table(
+            turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
+        )
+
+    def new_table(
+        self,
+        *,
+        turn_seconds: int,
+        public: bool,
+        variant: str = "lexio",
+        rematch: Callable[[str], RematchRow] | None = None,
+    ) -> tuple[Table, list[dict[str, Any]], RematchRow | None]:
+        """A new table, its first events and its rematch link, not journaled yet. Raises RelayError
+        bad_turn_seconds, engine.LexioError."""
         if not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
             shown = str(turn_seconds) if abs(turn_seconds) < 10**9 else "a huge number"
             raise RelayError(
@@ -332,25 +391,16 @@ class Referee:
         for ev in events:
             state = engine.apply(state, ev)
         link = rematch(table_id) if rematch is not None else None
-        self.store.create_table(
-            table_id,
-            created_ms=now,
-            public=public,
-            status=str(state.status),
-            events=[engine.event_to_dict(e) for e in events],
-            rematch=link,
-        )
-        table = Table(table_id, public, now, elide_journal(state), rng)
+        table = Table(table_id, public, now, self._fold(state), rng)
         if link is not None:
             table.rematch_bots = link.bots
-        self.tables[table_id] = table
-        self.metrics.events += len(events)
-        log_event("table created", table=table_id, public=public, turn_seconds=turn_seconds)
-        return table
+        return table, [engine.event_to_dict(e) for e in events], link
 
     def full_state(self, table: Table) -> Any:
         """``table.state`` with its journal (elided in memory, see :func:`elide_journal`) read back from
         SQLite: what ``engine.view`` and the game record need. Raises StoreError / sqlite3.Error."""
+        if self.cluster is not None:
+            return table.state  # never elided in cluster mode (see _fold)
         version = int(table.state.version)
         cached = self._full.get(table.id)
         if cached is not None and cached[0] is table.state:  # the fold it was read for is still current
@@ -408,7 +458,7 @@ class Referee:
                 def link(new_id: str) -> RematchRow:
                     return RematchRow(table.id, new_id, seat, link_for(new_id), bots, now)
 
-                new = self.create_table(
+                new = await self.acreate_table(
                     turn_seconds=int(st.turn_seconds),
                     public=table.public,
                     variant=str(st.variant),
@@ -534,6 +584,8 @@ class Referee:
         for table in list(self.tables.values()):
             if table.status == "ended" and not table.conns and not table.watchers:
                 del self.tables[table.id]
+                if self.cluster is not None:
+                    self.cluster.let_go(table)
             elif (
                 table.seat_count() == 0
                 and not table.watchers
@@ -546,8 +598,11 @@ class Referee:
                     )
                 )
             ):
-                self.store.set_status(table.id, "abandoned", now)
                 del self.tables[table.id]
+                if self.cluster is not None:
+                    self.cluster.let_go(table, abandoned=now)
+                else:
+                    self.store.set_status(table.id, "abandoned", now)
 
     # -- the one path that changes a table ----------------------------------------------------------------
     async def run(
@@ -562,12 +617,15 @@ class Referee:
         check: Callable[[Table], bool] | None = None,
         t0: float | None = None,
         after: Callable[[], None] | None = None,
+        digest: str | None = None,
+        resent: bool = False,
     ) -> list[Any]:
         """Decide, commit, fold, broadcast and answer, under the table's lock. Returns the events.
 
         ``commands`` is evaluated under the lock (so it sees the current state); ``check`` may veto a timer
         action whose reason vanished while waiting for the lock. Engine refusals are answered to ``conn``
-        as errors and return []; nothing is written then.
+        as errors and return []; nothing is written then. ``digest`` (relay/resend.py): the client frame's
+        content, journaled with its id; a ``resent`` one already journaled is told its answer again.
         """
         async with table.lock:
             if check is not None and not check(table):
@@ -575,12 +633,21 @@ class Referee:
             if kind != "timeout" and table.status == "playing" and self._due(table, self.now_ms()):
                 # The turn ran out before this action was read (the sweeper ticks every 0.2 s): the clock
                 # is the referee, so the table passes on time first and the action meets the new turn.
-                self._step(table, None, _timeout_pass, kind="timeout")
-            return self._step(
-                table, conn, commands, kind=kind, msg_id=msg_id, new_token=new_token, t0=t0, after=after
+                await self._step(table, None, _timeout_pass, kind="timeout")
+            return await self._step(
+                table,
+                conn,
+                commands,
+                kind=kind,
+                msg_id=msg_id,
+                new_token=new_token,
+                t0=t0,
+                after=after,
+                digest=digest,
+                resent=resent,
             )
 
-    def _step(
+    async def _step(
         self,
         table: Table,
         conn: Conn | None,
@@ -591,9 +658,15 @@ class Referee:
         new_token: str | None = None,
         t0: float | None = None,
         after: Callable[[], None] | None = None,
+        digest: str | None = None,
+        resent: bool = False,
     ) -> list[Any]:
         """The body of :meth:`run`; the caller holds the table's lock. Raises sqlite3.Error / StoreError
-        (journal failure: nothing was folded, sent or acknowledged)."""
+        (journal failure: nothing was folded, sent or acknowledged), JournalUnavailable (PostgreSQL)."""
+        done = resend.already(table, conn, msg_id, digest) if resent else None
+        if done is not None and conn is not None:
+            resend.answer_again(self, table, conn, msg_id, done)
+            return []
         now = self.now_ms()
         state = table.state
         events: list[Any] = []
@@ -628,9 +701,15 @@ class Referee:
             rows.append((engine.event_to_dict(ev), th))
         first_seq = int(table.state.version) + 1
         changed = str(state.status) if state.status != table.state.status else None
-        self.store.append(table.id, first_seq, rows, status=changed, now_ms=now)
+        frame = resend.frame_row(table, conn, msg_id, digest, first_seq, events)
+        if self.cluster is not None:
+            await self.cluster.append(table, first_seq, rows, status=changed, now_ms=now, frame=frame)
+        else:
+            self.store.append(table.id, first_seq, rows, status=changed, now_ms=now, frame=frame)
+        if frame is not None:
+            resend.remember(table.frames, (frame,))
         old_state = table.state
-        table.state = elide_journal(state)
+        table.state = self._fold(state)
         for ev, (_, th) in zip(events, rows, strict=True):
             self._track(table, old_state, ev, th, conn)
         if new_token is not None:
@@ -897,7 +976,7 @@ class Referee:
             if table.status == "playing" and self._due(table, self.now_ms()):
                 # Back after the grace (or the turn) ran out but before the timer ticked: too late, the
                 # table passes first; coming back must not revive a deadline that already expired.
-                self._step(table, None, _timeout_pass, kind="timeout")
+                await self._step(table, None, _timeout_pass, kind="timeout")
             old = table.conns.get(seat)
             if old is not None and old is not conn:
                 old.seat = None
@@ -946,6 +1025,8 @@ class Referee:
         st = table.state
         if self._closed or st.status != "playing" or st.turn is None or not table.is_bot(st.turn):
             return  # shutting down: the bot moves after the restart (restore schedules it)
+        if self.tables.get(table.id) is not table:
+            return  # no longer served here (cluster mode: dropped); its new owner schedules it
         if table.bot_task is not None and not table.bot_task.done():
             return
         table.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(table, int(st.version)))

@@ -1,9 +1,10 @@
 """Rack-leave values: what the tiles a move keeps are worth, in points, for the next turns.
 
 The value of a leave (1-6 tiles, ``?`` for a blank) is composed from a few fitted numbers, as Quackle derives
-its superleaves from self-play: one value per leave size, one per tile kind (its first copy), a penalty per
-extra copy of the same kind, and a synergy per pair of distinct kinds kept together. That representation
-generalises from a 15-minute self-play run, which a table of every possible leave (hundreds of thousands
+its superleaves from self-play: one value per mix of vowels and consonants kept (which carries the leave's
+size), one per tile kind (its first copy), a penalty per extra copy of the same kind, and a synergy per pair
+of distinct kinds kept together. That representation
+generalises from a few hundred self-play games, which a table of every possible leave (hundreds of thousands
 of them) would not.
 
 The numbers live in ``leaves.json`` next to this module, written by :mod:`relay.bots.train_leaves` (which
@@ -21,7 +22,7 @@ from typing import Any, Final
 __all__ = ["LEAVES_FILE", "LeaveError", "LeaveModel", "default_model", "features"]
 
 LEAVES_FILE: Final = Path(__file__).with_name("leaves.json")
-FORMAT: Final = 1
+FORMAT: Final = 2
 
 
 class LeaveError(ValueError):
@@ -30,13 +31,18 @@ class LeaveError(ValueError):
     code = "bad_leaves"
 
 
+VOWELS: Final = frozenset("AEIOUY")
+
+
 def features(leave: str) -> list[tuple[str, int]]:
-    """The active features of ``leave`` with their counts: ``"N3"`` (three tiles kept: the size's own term,
-    so the others are relative to an average leave of that size), ``"1X"`` (X kept), ``"2X"`` (extra copies
-    of X), ``"PXY"`` (X and Y kept together, X < Y)."""
+    """The active features of ``leave`` with their counts: ``"B21"`` (two vowels and one consonant kept,
+    blanks aside: the rack's balance, which also carries the size's own term), ``"1X"`` (X kept), ``"2X"``
+    (extra copies of X), ``"PXY"`` (X and Y kept together, X < Y)."""
     counts = Counter(leave)
     kinds = sorted(counts)
-    out: list[tuple[str, int]] = [(f"N{len(leave)}", 1)]
+    vowels = sum(n for k, n in counts.items() if k in VOWELS)
+    consonants = len(leave) - vowels - counts.get("?", 0)
+    out: list[tuple[str, int]] = [(f"B{vowels}{consonants}", 1)]
     for k in kinds:
         out.append(("1" + k, 1))
         if counts[k] > 1:
@@ -77,13 +83,13 @@ class LeaveModel:
 
     @classmethod
     def from_json(cls, data: Any) -> LeaveModel:
-        """Raises LeaveError for anything but a format-1 leave file."""
+        """Raises LeaveError for anything but a format-2 leave file."""
         if (
             not isinstance(data, dict)
             or data.get("format") != FORMAT
             or not isinstance(data.get("weights"), dict)
         ):
-            raise LeaveError("the leave file is not a format-1 leave table")
+            raise LeaveError("the leave file is not a format-2 leave table")
         weights = data["weights"]
         if not all(isinstance(k, str) and isinstance(v, int | float) for k, v in weights.items()):
             raise LeaveError("the leave file's weights must map feature names to numbers")

@@ -97,16 +97,19 @@ class MoveGenDriver:
         *,
         budget_seconds: float = DEFAULT_BUDGET_SECONDS,
         leaves: LeaveModel | None = None,
+        endgame_seconds: float = ENDGAME_SECONDS,
     ) -> None:
         """``words``: a :class:`relay.lexicon.WordList` (or any iterable of A-Z words; None: the shipped
         ``"fr"`` list, loaded on first use). ``budget_seconds``: thinking time per move. ``leaves``: the leave
-        table (default: the shipped one)."""
+        table (default: the shipped one). ``endgame_seconds``: the cap on the endgame search and the
+        pre-endgame checks within that budget."""
         self._words = words
         self._graph: WordGraph | None = None
         self._vocab_graphs: dict[int, WordGraph] = {}
         self._lock = threading.Lock()
         self._leaves = leaves
         self.budget_seconds = budget_seconds
+        self.endgame_seconds = endgame_seconds
 
     @property
     def leaves(self) -> LeaveModel:
@@ -202,13 +205,13 @@ class MoveGenDriver:
                 pos.rack,
                 pos.unseen,
                 self.graph_for(level),
-                deadline=start + min(budget, ENDGAME_SECONDS),
+                deadline=start + min(budget, self.endgame_seconds),
                 scoreless=pos.scoreless_turns,
             )
             return Decision("place", result.move) if result.move is not None else Decision("pass")
         options = self.options(pos, level, rng, deadline)
         if level.endgame and pos.players == 2 and 0 < pos.bag_size <= 7:
-            guard_deadline = min(deadline, time.monotonic() + ENDGAME_SECONDS)
+            guard_deadline = min(deadline, time.monotonic() + self.endgame_seconds)
             options = self._guard_pre_endgame(pos, level, options, rng, guard_deadline)
         best = options[0] if options else None
         if best is not None and best.kind == "place" and best.move is not None:

@@ -30,8 +30,10 @@ def test_the_five_levels_map_to_their_names_weakest_first() -> None:
     vocab = [LEVELS[n].vocabulary or 10**9 for n in LEVEL_NAMES]
     assert vocab == sorted(vocab) and LEVELS["expert"].vocabulary is None
     assert [LEVELS[n].max_tiles for n in LEVEL_NAMES] == sorted(LEVELS[n].max_tiles for n in LEVEL_NAMES)
+    # Misjudgement: the three vocabulary-limited levels less and less; strong, who knows every word, judges
+    # hastily; the expert does not misjudge.
     noise = [LEVELS[n].noise for n in LEVEL_NAMES]
-    assert noise == sorted(noise, reverse=True)
+    assert noise[:3] == sorted(noise[:3], reverse=True) and noise[3] > 0 and noise[4] == 0
     assert LEVELS["expert"].exchanges and LEVELS["expert"].endgame
     weights = [LEVELS[n].leave_weight for n in LEVEL_NAMES]
     assert weights == sorted(weights) and weights[-1] > 0

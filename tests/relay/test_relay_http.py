@@ -228,6 +228,7 @@ async def test_the_word_list_is_never_served(web_relay: RunningRelay, session: a
         "/api/tables",
         "/api/tables/{table_id}",
         "/api/tables/{table_id}/gcg",
+        "/api/tables/{table_id}/analysis",
         "/healthz",
         "/metrics",
         "/ws/{table_id}",

@@ -46,7 +46,8 @@ def test_a_seat_asks_once_and_sees_each_move_with_the_experts_choice() -> None:
     assert not request_analysis(ui)  # a second click while waiting sends nothing more
     frames = [f for f in ui.outbox if f["type"] == "analyse"]
     assert len(frames) == 1 and set(frames[0]) == {"type", "id"}
-    assert "disabled" in buttons(render.end(ui, FR, "/gcg"))["ask-analysis"]
+    waiting = buttons(render.end(ui, FR, "/gcg"))["ask-analysis"]
+    assert waiting["aria-disabled"] == "true" and waiting["aria-busy"] == "true" and "disabled" not in waiting
     ui.on_frame({**ANALYSIS, "id": frames[0]["id"]}, T0)
     html = render.end(ui, FR, "/gcg")
     assert "ask-analysis" not in buttons(html)

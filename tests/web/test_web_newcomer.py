@@ -109,7 +109,7 @@ def test_home_lists_own_tables_first_with_resume_and_only_the_button_creates() -
 # -- invitation ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("tr", "title", "free"),
-    [(FR, "Alice vous invite", "3 place(s) libre(s)"), (EN, "Alice invites you", "3 free seat(s)")],
+    [(FR, "Alice vous invite", "3 places libres"), (EN, "Alice invites you", "3 free seats")],
 )
 def test_an_invitation_names_the_host_the_seated_the_free_seats_and_the_turn_time(
     tr: Translator, title: str, free: str

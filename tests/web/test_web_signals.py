@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import wave
 from pathlib import Path
 
@@ -81,17 +82,23 @@ def test_a_page_opened_on_ones_own_turn_is_not_a_call_back() -> None:
     assert out.title == "▶ Your turn — Lexio" and not out.sound and out.notify is None
 
 
+def _text(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html)
+
+
 def test_muted_no_sound_and_the_choice_is_remembered() -> None:
     sig = TurnSignals.from_storage({SOUND_KEY: "off"})
     assert not sig.sound_on
-    assert 'data-on="0"' in sound_button(sig, EN) and "Sound: off" in sound_button(sig, EN)
+    assert 'data-on="0"' in sound_button(sig, EN) and "♪ Sound: off" in _text(sound_button(sig, EN))
     ui, state = _seat1_waiting()
     sig.observe(ui, EN, T0)
     _pass_to_seat1(ui, state)
     out = sig.observe(ui, EN, T0)
     assert not out.sound and out.notify is not None  # muted is the sound only
     assert sig.toggle_sound() == "on" and TurnSignals.from_storage({SOUND_KEY: "on"}).sound_on
-    assert 'data-on="1"' in sound_button(sig, FR) and "Son : oui" in sound_button(sig, FR)
+    assert 'data-on="1"' in sound_button(sig, FR) and "♪ Son : oui" in _text(sound_button(sig, FR))
+    # On a phone "Sound:" is hidden from sight, not from screen readers: the name stays the whole text.
+    assert '<span class="hdr-word">Son : </span>oui' in sound_button(sig, FR)
 
 
 def test_the_last_ten_seconds_are_announced_once_per_turn() -> None:

@@ -67,8 +67,11 @@ def analysis_panel(state: Any, tr: Translator) -> str:
             parts.append(
                 f'<p class="error" role="alert" data-testid="analysis-error">{_e(tr.error(code, params))}</p>'
             )
+        # While it computes: aria-disabled (a disabled button would drop the focus to the page).
         busy = (
-            ' disabled aria-busy="true"' if state.analysis_pending else (" disabled" if state.cut_off else "")
+            ' aria-disabled="true" aria-busy="true"'
+            if state.analysis_pending
+            else (" disabled" if state.cut_off else "")
         )
         label = tr.t("analysis_pending" if state.analysis_pending else "analysis_ask")
         parts.insert(
@@ -108,10 +111,11 @@ def analysis_panel(state: Any, tr: Translator) -> str:
     )
     return (
         f'<section class="analysis" aria-labelledby="analysis-title" data-testid="analysis">'
-        f'<h2 id="analysis-title">{_e(tr.t("analysis_title"))}</h2>'
+        f'<h2 id="analysis-title" tabindex="-1">{_e(tr.t("analysis_title"))}</h2>'
         f'<p data-testid="analysis-summary">{_e(summary)}</p>'
         # Six columns do not fit a phone: the table scrolls sideways inside its own box.
-        f'<div style="overflow-x:auto"><table class="final analysis-table"><thead><tr>{head}</tr></thead>'
+        f'<div class="final-scroll" tabindex="0" role="region" aria-label="{_e(tr.t("analysis_table"))}">'
+        f'<table class="final analysis-table"><thead><tr>{head}</tr></thead>'
         f'<tbody>{"".join(rows)}</tbody></table></div>'
         "</section>"
     )

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from app.i18n_analysis import STRINGS as _ANALYSIS
 from app.i18n_follow import STRINGS as _FOLLOW
+from app.plural import resolve
 from app.strings_ux import STRINGS_UX
 
 LANGS = ("fr", "en")
@@ -312,6 +314,7 @@ STRINGS: dict[str, tuple[str, str]] = {
 
 STRINGS.update(STRINGS_UX)
 STRINGS.update(_FOLLOW)  # issue 12
+STRINGS.update(_ANALYSIS)  # issue 13: the replay viewer's analysis
 
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}
@@ -344,7 +347,7 @@ class Translator:
         pair = STRINGS.get(code)
         if pair is None:
             return code
-        text = pair[self._i]
+        text = resolve(pair[self._i], params, self.lang)  # "{n} seat(s)": 1 seat, 3 seats
         try:
             return text.format_map(_Safe(params))
         except (IndexError, ValueError):

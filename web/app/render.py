@@ -71,12 +71,17 @@ def _presence(state: UiState, tr: Translator, seat: Mapping[str, Any]) -> tuple[
 def shell_header(state: UiState, tr: Translator, extra: str = "") -> str:
     """``extra``: controls of the glue's own (the turn sound toggle), before the language switch."""
     other = "en" if tr.lang == "fr" else "fr"
+    # The word is said to screen readers only on a phone (lexio.css): the mark stays in sight.
     if state.conn == "online":
-        conn = f'<span class="conn ok" data-testid="conn-state">● {_e(tr.t("connected"))}</span>'
+        word = f'<span class="conn-word">{_e(tr.t("connected"))}</span>'
+        conn = f'<span class="conn ok" data-testid="conn-state">● {word}</span>'
     elif state.conn in ("connecting", "offline"):
-        conn = f'<span class="conn bad" data-testid="conn-state">○ {_e(tr.t("connecting"))}</span>'
+        word = f'<span class="conn-word">{_e(tr.t("connecting"))}</span>'
+        conn = f'<span class="conn bad" data-testid="conn-state">○ {word}</span>'
     else:
         conn = ""
+    if state.demo:  # said in the header's line: it neither covers the page nor pushes it down
+        conn = f'<span class="demo-badge" data-testid="demo-banner">{_e(tr.t("demo_mode"))}</span>'
     return (
         f'<a class="brand" href="/" id="home-link" data-act="home">{_e(tr.t("app_title"))}</a>'
         f'<span class="tagline">{_e(tr.t("tagline"))}</span>{conn}{extra}'
@@ -99,8 +104,6 @@ def banner(state: UiState, tr: Translator, local_now: int) -> str:
     if state.notice and not state.notice[0].startswith("name_"):
         code, params = state.notice
         parts.append(f'<p class="notice" data-testid="notice">{_e(tr.error(code, params))}</p>')
-    if state.demo:
-        parts.append(f'<p class="notice">{_e(tr.t("demo_mode"))}</p>')
     return "".join(parts)
 
 
@@ -330,7 +333,8 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
             label = ", ".join(x for x in (shown, sq, label_kind, state_txt) if x)
         if sq in last:  # outlined and marked in CSS too: not colour alone
             classes.append("last-move")
-            label += ", " + tr.t("sq_last_move")
+            # The replay may show another move there (the expert's choice): the view names it.
+            label += ", " + tr.t(str((state.view or {}).get("last_label") or "sq_last_move"))
         cells[sq] = (
             f'<div class="{" ".join(classes)}" id="sq-{sq}" data-sq="{sq}" role="gridcell" '
             f'aria-label="{_e(label)}"{SEL if sq == state.cursor else ""}>{inner}</div>'
@@ -349,7 +353,9 @@ def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None
     nums = "".join(f"<span>{r + 1}</span>" for r in range(variant.height))
     active = f' aria-activedescendant="sq-{state.cursor}"' if state.cursor else ""
     return (
-        f'<div class="board-frame"><span></span><div class="coords cols" aria-hidden="true">{cols}</div>'
+        # --n on the frame: the column strip has as many columns as the board (13, or 15 for classic).
+        f'<div class="board-frame" style="--n:{variant.width}"><span></span>'
+        f'<div class="coords cols" aria-hidden="true">{cols}</div>'
         f'<div class="coords rows" aria-hidden="true">{nums}</div>'
         f'<div id="board" class="board" role="grid" tabindex="0" data-testid="board" '
         f'style="--n:{variant.width}" aria-label="{_attr_t(tr, "board_label")}"{active}>{"".join(rows)}</div>'
@@ -703,7 +709,8 @@ def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> s
         + h1("end-title", tr.t("game_over"))
         + f'<p class="winner-line" data-testid="winners">{_e(follow.winners_text(v, tr))}</p>'
         f'<p class="muted">{_e(reason_txt)}</p>'
-        '<div class="final-scroll">'
+        # Scrolled sideways on a phone (the racks): a region the keyboard can reach and scroll.
+        f'<div class="final-scroll" tabindex="0" role="region" aria-label="{_attr_t(tr, "final_scores")}">'
         f'<table class="final" data-testid="final-scores"><caption>{_e(tr.t("final_scores"))}</caption>'
         f"{follow.final_rows(v, tr, _tile_html)}</table></div>"
         '<div class="actions">'

@@ -15,9 +15,10 @@ from html import escape
 from typing import Any
 
 from app.i18n import Translator
+from app.replay_analysis import ReplayAnalysis, best_view, lost_cell, panel
 from engine.board import Board
 from engine.errors import LexioError
-from engine.gcg import GcgMove, GcgRecord, parse_gcg, verify_gcg
+from engine.gcg import GcgMove, GcgPragma, GcgRecord, parse_gcg, verify_gcg
 from engine.moves import Place
 from engine.notation import parse_move
 
@@ -36,6 +37,7 @@ class Step:
     last: tuple[dict[str, Any], ...]  # the tiles of the last placement so far (highlighted)
     totals: tuple[int, ...]  # per player, in record order
     move: GcgMove | None
+    position: Board | None = None  # the board itself (the analysis puts the expert's choice on it)
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class Replay:
     names: tuple[str, ...]
     nicks: tuple[str, ...]
     steps: tuple[Step, ...]
+    record_id: str | None = None  # the table a Lexio relay wrote this record for (#id lexio <table>)
+    seat_nicks: tuple[str, ...] = ()  # #player1, #player2, …: seat 0, 1, …
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,7 @@ def _steps(record: GcgRecord, variant: str) -> Replay | Refusal:
     totals = [0] * len(nicks)
     last: tuple[dict[str, Any], ...] = ()
     history: list[tuple[Board, tuple[dict[str, Any], ...]]] = []
-    steps = [Step((), (), tuple(totals), None)]
+    steps = [Step((), (), tuple(totals), None, board)]
     for m in record.moves:
         if m.kind == "place":
             try:
@@ -98,8 +102,20 @@ def _steps(record: GcgRecord, variant: str) -> Replay | Refusal:
         elif m.kind == "withdraw" and history:
             board, last = history.pop()
         totals[nicks.index(m.nick)] = m.total
-        steps.append(Step(tuple(board.to_json()), last, tuple(totals), m))
-    return Replay(variant, names, tuple(nicks), tuple(steps))
+        steps.append(Step(tuple(board.to_json()), last, tuple(totals), m, board))
+    record_id = next(
+        (
+            i.value.split()[1]
+            for i in record.items
+            if isinstance(i, GcgPragma)
+            and i.key == "id"
+            and len(i.value.split()) == 2
+            and i.value.split()[0] == "lexio"
+        ),
+        None,
+    )
+    seat_nicks = tuple(p.nick for p in sorted(record.players, key=lambda p: p.number))
+    return Replay(variant, names, tuple(nicks), tuple(steps), record_id, seat_nicks)
 
 
 @dataclass
@@ -113,6 +129,7 @@ class ReplayState:
     loading: bool = False
     step: int = 0
     problem: str | None = None  # could not fetch the table's record (a message code)
+    analysis: ReplayAnalysis | None = None  # this browser's seat's analysis (app.replay_analysis)
     _seen: int = field(default=0, repr=False)
 
     def open_text(self, text: str, file_name: str = "") -> None:
@@ -141,6 +158,9 @@ class ReplayState:
     def view(self) -> dict[str, Any]:
         """A view for :func:`app.render.board`: the board at this step, its last placement as a journal."""
         assert self.replay is not None
+        alt = best_view(self)
+        if alt is not None:
+            return alt
         st = self.replay.steps[self.step]
         journal = [{"type": "placed", "tiles": list(st.last)}] if st.last else []
         board = list(st.board)
@@ -201,7 +221,8 @@ def _now(rs: ReplayState, tr: Translator) -> str:
     if st.move is None:
         return tr.t("replay_start")
     name = rs.replay.names[rs.replay.nicks.index(st.move.nick)]
-    return tr.t("replay_after", k=rs.step, n=rs.last_step, name=name)
+    now = tr.t("replay_after", k=rs.step, n=rs.last_step, name=name)
+    return now + (" — " + tr.t("ra_board_best") if best_view(rs) is not None else "")
 
 
 def slider(rs: ReplayState, tr: Translator) -> str:
@@ -261,20 +282,25 @@ def regions(rs: ReplayState, tr: Translator, board_html: Any) -> dict[str, str]:
         assert m is not None
         pos, word = _move_text(m, tr)
         cur = ' class="current" aria-current="step"' if k == rs.step else ""
+        lost = lost_cell(rs, k, tr)
         rows.append(
             f'<tr data-testid="replay-row"{cur}><th scope="row" class="num">'
             f'<button type="button" class="link" data-act="replay-go" data-arg="{k}">{k}</button></th>'
             f"<td>{_e(rp.names[rp.nicks.index(m.nick)])}</td><td>{_e(m.rack)}</td>"
             f'<td class="pos">{_e(pos)}</td><td class="words">{_e(word)}</td>'
-            f'<td class="num">{m.score:+d}</td><td class="num">{m.total}</td></tr>'
+            f'<td class="num">{m.score:+d}</td><td class="num">{m.total}</td>'
+            + ("" if lost is None else f'<td class="num">{_e(lost)}</td>')
+            + "</tr>"
         )
     cols = ("sheet_turn", "sheet_player", "end_rack", "sheet_position", "sheet_words", "sheet_points")
     heads = "".join(f'<th scope="col">{_e(tr.t(c))}</th>' for c in cols)
     heads += f'<th scope="col">{_e(tr.t("replay_total"))}</th>'
+    if lost_cell(rs, 0, tr) is not None:
+        heads += f'<th scope="col">{_e(tr.t("analysis_lost"))}</th>'
     out["replay-view"] = (
-        '<div class="replay-body">'
+        f'<div class="replay-body" style="--n:{Board.empty(rp.variant).variant.width}">'
         f'<div class="replay-board">{board_html(rs.view())}</div>'
-        f'<div class="replay-side"><div class="card"><h2>{_e(tr.t("players"))}</h2>'
+        f'<div class="replay-side">{panel(rs, tr)}<div class="card"><h2>{_e(tr.t("players"))}</h2>'
         f'<ul class="replay-scores">{scores}</ul></div>'
         f'<div class="card"><h2>{_e(tr.t("sheet"))}</h2><div class="sheet-scroll" tabindex="0" role="region" '
         f'aria-label="{_e(tr.t("sheet_region"))}"><table class="sheet" data-testid="replay-sheet">'

@@ -86,9 +86,14 @@ def _names(state: UiState) -> str:
 def sound_button(sig: TurnSignals, tr: Translator) -> str:
     """The header's mute switch; its text says the state (no emoji: not every system has the font)."""
     on = sig.sound_on
+    # "♪ Sound: on": on a phone "Sound:" is said to screen readers only (lexio.css), so the header fits.
+    label = tr.t("sound_on" if on else "sound_off")
+    head, _, word = label.rpartition(" ")
+    mark, _, what = head.partition(" ")
+    text = f'{mark} <span class="hdr-word">{what} </span>{word}' if what else label
     return (
         f'<button type="button" id="sound-toggle" data-act="sound" data-on="{"1" if on else "0"}" '
-        f'title="{tr.t("sound_hint")}">{tr.t("sound_on" if on else "sound_off")}</button>'
+        f'title="{tr.t("sound_hint")}">{text}</button>'
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.lobby import Lobby
+from app.resend import Unanswered, page_prefix
 from app.timing import Backoff, ServerClock
 from engine.game import NAME_MAX, is_bot_name
 from engine.variants import BLANK, LETTERS, Kind, Variant, get_variant
@@ -90,7 +91,9 @@ class UiState:
         self.swap_sel: set[int] = set()
         self.outbox: list[dict[str, Any]] = []
         self._next_id = 0
+        self._id_prefix = page_prefix()
         self.awaiting: dict[str, str] = {}  # frame id -> type, until ack/rejected/error
+        self.unanswered = Unanswered()  # actions resent with the same id after a reconnect (app.resend)
         # after the end: the new table proposed for the same players ({"table", "link", "by"}), and where the
         # glue should navigate next (set when this tab asked for it: the asker goes there at once)
         self.rematch: dict[str, Any] | None = None
@@ -164,13 +167,14 @@ class UiState:
 
     def _frame_id(self, kind: str) -> str:
         self._next_id += 1
-        fid = f"{kind[0]}{self._next_id}"
+        fid = f"{kind[0]}{self._id_prefix}.{self._next_id}"
         self.awaiting[fid] = kind
         return fid
 
     def send(self, frame: dict[str, Any]) -> None:
         if "id" not in frame and frame["type"] not in ("resync",):
             frame["id"] = self._frame_id(frame["type"])
+        self.unanswered.sent(frame)
         self.outbox.append(frame)
 
     # -- preview -----------------------------------------------------------------------------------------
@@ -421,6 +425,7 @@ class UiState:
         self.table_id, self.token = table_id, token
         self.view, self.seq, self.seat = None, -1, None
         self.pending.clear()
+        self.unanswered.clear()
         self.conn = "connecting"
         self._forget_rematch()
 
@@ -496,6 +501,7 @@ class UiState:
         self.view, self.seat, self.seq = None, None, -1
         self.resyncing = False
         self.pending.clear()
+        self.unanswered.clear()
         self.conn = "idle"
         self._forget_rematch()
 
@@ -507,6 +513,7 @@ class UiState:
         kind = frame.get("type")
         fid = frame.get("id")
         answered = self.awaiting.pop(fid, None) if isinstance(fid, str) else None
+        stale = kind in ("ack", "rejected", "error") and self.unanswered.answered(fid)
         if kind == "welcome":
             self.seat = frame.get("seat")
             self.token = frame.get("token") or self.token
@@ -515,6 +522,9 @@ class UiState:
             self.backoff.reset()
             # Answers to frames sent on a dropped socket never come: the snapshot that follows is the truth.
             self.awaiting.clear()
+            # Except for actions: only the relay knows whether one was applied. Sent again with the same id,
+            # it is applied if it was not, and answered as the first time if it was (app.resend).
+            self.outbox.extend(self.unanswered.again())
         elif kind == "snapshot":
             self.seq = int(frame.get("seq", 0))
             self.resyncing = False
@@ -557,6 +567,8 @@ class UiState:
             self.rejected = [str(w) for w in frame.get("words") or ()]
             if self.view is not None and isinstance(frame.get("reserve"), dict):
                 self.view = {**self.view, "reserve": frame["reserve"]}
+        elif kind == "error" and stale:
+            pass  # a resent action refused now (e.g. the turn moved on meanwhile): the snapshot says why
         elif kind == "error":
             code = str(frame.get("code", "internal_error"))
             self.error = (code, dict(frame.get("params") or {}))

@@ -22,7 +22,7 @@ from typing import Any
 import js  # type: ignore[import-not-found]
 
 BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
-from app import chat, render, replay
+from app import analysis_store, chat, render, replay, replay_analysis
 from app.analysis import request_analysis
 from app.i18n import Translator, pick_language
 from app.lobby import own_table_ids
@@ -317,6 +317,7 @@ class App:
         rs.loading = False
         if status == 200 and isinstance(data, str):
             rs.open_text(data)
+            replay_analysis.attach(rs, self.storage)
         else:
             rs.problem = {409: "replay_not_finished", 404: "replay_no_table"}.get(status, "replay_network")
         self.render()
@@ -342,8 +343,39 @@ class App:
             self.replay.open_text("x" * (replay.MAX_BYTES + 1), str(d.get("name") or ""))
         else:
             self.replay.open_text(str(d.get("text") or ""), str(d.get("name") or ""))
+        replay_analysis.attach(self.replay, self.storage)
         self.patch["focus"] = "replay"
         self.render()
+
+    async def ask_replay_analysis(self) -> None:
+        """The viewer asks for this seat's analysis with the seat's token (the viewer holds no socket)."""
+        rs = self.replay
+        ra = rs.analysis if rs is not None else None
+        token = self.storage.get("lexio:" + ra.table) if ra is not None else None
+        if rs is None or ra is None or ra.ready or ra.pending or not token:
+            return
+        ra.pending, ra.error = True, None
+        self.render()
+        status, data = await self.http("POST", f"/api/tables/{ra.table}/analysis", {"token": token})
+        if self.replay is not rs:
+            return  # left meanwhile (what was served is kept all the same)
+        ok = status == 200 and isinstance(data, dict)
+        seat, moves = (data.get("seat"), data.get("moves")) if ok else (None, None)
+        if isinstance(seat, int) and isinstance(moves, list):
+            self.keep_analysis(ra.table, seat, moves)
+            if replay_analysis.received(rs, seat, moves):
+                self.patch["refocus"] = "ra-title"  # if it was on the button, now gone
+        else:
+            replay_analysis.refused(
+                rs, str(data.get("code", "network_error")) if isinstance(data, dict) else "network_error"
+            )
+        self.render()
+
+    def keep_analysis(self, table: str, seat: int, moves: list[Any]) -> None:
+        """What the relay served once, kept by this browser (app.analysis_store)."""
+        self.store(analysis_store.PREFIX + table, analysis_store.encode(seat, moves, local_now()))
+        for key in analysis_store.to_drop(self.storage):
+            self.store(key, None)
 
     # -- WebSocket ---------------------------------------------------------------------------------------
     def close_ws(self) -> None:
@@ -412,6 +444,10 @@ class App:
         s.on_frame(frame, local_now())
         if frame.get("type") == "welcome" and s.table_id and s.token:
             self.store("lexio:" + s.table_id, s.token)
+        if frame.get("type") == "analysis" and s.table_id and s.analysis is not None and s.seat is not None:
+            self.keep_analysis(s.table_id, s.seat, s.analysis)
+            self.patch["refocus"] = "analysis-title"  # the button asking for it is gone
+        analysis_store.restore(s, self.storage)  # the end screen again: what this seat was served
         if frame.get("type") == "error" and frame.get("code") == "bad_token" and s.table_id:
             # The seat is gone (freed before the start): this browser is a newcomer again.
             self.store("lexio:" + s.table_id, None)
@@ -446,7 +482,7 @@ class App:
         now = local_now()
         self.observe_turn(now)
         # The turn's sound and notifications matter at a table only.
-        at_table = s.table_id is not None and self.replay is None
+        at_table = s.table_id is not None and self.replay is None and not s.demo
         extra = sound_button(self.signals, tr) + notify_button(self.notify_perm, tr) if at_table else ""
         self.write("hdr", render.shell_header(s, tr, extra))
         self.write("banner", render.banner(s, tr, now))
@@ -662,6 +698,11 @@ class App:
             return
         elif act == "replay-go" and arg is not None and self.replay is not None:
             self.replay.go(int(arg))
+        elif act == "replay-best" and self.replay is not None:
+            replay_analysis.toggle_best(self.replay)
+        elif act == "replay-analyse" and self.replay is not None:
+            self.spawn(self.ask_replay_analysis())
+            return
         elif act == "replay" and arg:
             self.path = f"/t/{arg}/replay"
             self.patch["push"] = f"{self.base}t/{arg}/replay{self.search}"
