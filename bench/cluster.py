@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import contextlib
 import functools
-import gc
 import itertools
 import json
 import multiprocessing as mp
@@ -528,62 +527,6 @@ def check_journal(cluster: Cluster, runs: list[TableRun]) -> list[tuple[str, Any
 # -- throughput ---------------------------------------------------------------------------------------------
 
 
-def paced_worker(
-    url: str,
-    tables: int,
-    think_s: float,
-    per_s: float,
-    ready_q: Any,
-    measure_evt: Any,
-    stop_evt: Any,
-    result_q: Any,
-) -> None:
-    """relay_load.worker with its tables seated at ``per_s`` a second rather than all at once: thousands of
-    sockets arriving in the same second stall a relay on this 2-core machine past HAProxy's health checks,
-    which then cut every socket (relay_load's players do not reconnect)."""
-    asyncio.run(paced_worker_async(url, tables, think_s, per_s, ready_q, measure_evt, stop_evt, result_q))
-
-
-async def paced_worker_async(
-    url: str,
-    tables: int,
-    think_s: float,
-    per_s: float,
-    ready_q: Any,
-    measure_evt: Any,
-    stop_evt: Any,
-    result_q: Any,
-) -> None:
-    stats = relay_load.Stats()
-    stop = asyncio.Event()
-    ready: asyncio.Queue[None] = asyncio.Queue()
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
-        tasks = []
-        for _ in range(tables):
-            tasks.append(
-                asyncio.create_task(relay_load.one_table(session, url, 4, stats, think_s, stop, ready))
-            )
-            await asyncio.sleep(1 / per_s)
-        for _ in range(tables):
-            await ready.get()
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(10_000, 50, 100)
-        ready_q.put(1)
-        while not measure_evt.is_set():
-            await asyncio.sleep(0.01)
-        stats.measuring = True
-        c0 = time.process_time()
-        while not stop_evt.is_set():
-            await asyncio.sleep(0.01)
-        stats.measuring = False
-        result_q.put(
-            (stats.latencies, stats.actions, stats.errors, stats.games_ended, time.process_time() - c0)
-        )
-        stop.set()
-        await asyncio.wait(tasks, timeout=10)
-
-
 async def probe_health(cluster: Cluster, out: list[tuple[float, str, float, int]]) -> None:
     """Each relay's /healthz (direct, not through HAProxy) every 250 ms: (when, relay, seconds, status)."""
     async with aiohttp.ClientSession() as session:
@@ -633,16 +576,18 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         ]
         workers = [
             ctx.Process(
-                target=paced_worker,
+                target=relay_load.worker,
                 args=(
                     cluster.front_url,
                     n,
+                    4,
                     args.load_think_ms / 1000,
-                    args.seat_per_s / len(shares),
                     ready_q,
                     measure_evt,
                     stop_evt,
                     result_q,
+                    None,
+                    args.seat_per_s / len(shares),
                 ),
             )
             for n in shares

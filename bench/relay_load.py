@@ -308,11 +308,17 @@ def worker(
     stop_evt: Any,
     result_q: Any,
     cpu: int | None,
+    seat_per_s: float | None = None,
 ) -> None:
-    """One load-generator process (spawned): plays ``tables`` tables, reports its window's measurements."""
+    """One load-generator process (spawned): plays ``tables`` tables, reports its window's measurements.
+
+    ``seat_per_s`` seats the tables at that pace rather than all at once (bench/cluster.py: thousands of
+    sockets arriving in the same second stall a relay past HAProxy's health checks, which cut them all)."""
     if cpu is not None and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {cpu})
-    asyncio.run(worker_async(url, tables, seats, think_s, ready_q, measure_evt, stop_evt, result_q))
+    asyncio.run(
+        worker_async(url, tables, seats, think_s, ready_q, measure_evt, stop_evt, result_q, seat_per_s)
+    )
 
 
 async def worker_async(
@@ -324,6 +330,7 @@ async def worker_async(
     measure_evt: Any,
     stop_evt: Any,
     result_q: Any,
+    seat_per_s: float | None = None,
 ) -> None:
     stats = Stats()
     stop = asyncio.Event()
@@ -332,7 +339,9 @@ async def worker_async(
         tasks = []
         for i in range(tables):
             tasks.append(asyncio.create_task(one_table(session, url, seats, stats, think_s, stop, ready)))
-            if i % 50 == 49:
+            if seat_per_s:
+                await asyncio.sleep(1 / seat_per_s)
+            elif i % 50 == 49:
                 await asyncio.sleep(0)  # let connections progress
         for _ in range(tables):
             await ready.get()
