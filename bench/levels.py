@@ -178,10 +178,15 @@ def main() -> int:
     rng = random.Random(args.seed)
     # Every pairing plays the same deals (common random numbers): two variants paired with the same
     # opponent differ by their play, not by their luck.
-    deals = [rng.getrandbits(64) for _ in range((args.games + 1) // 2)]
+    # A pairing listed twice plays the next deals the second time.
+    per = (args.games + 1) // 2
+    deals = [rng.getrandbits(64) for _ in range(per * max(pairs.count(p) for p in pairs))]
+    seen: dict[tuple[str, ...], int] = defaultdict(int)
     for a, b in pairs:
+        first = per * seen[(a, b)]
+        seen[(a, b)] += 1
         for g in range(args.games):
-            jobs.append((a, b, deals[g // 2], g % 2 == 0))
+            jobs.append((a, b, deals[first + g // 2], g % 2 == 0))
     # Round-robin over the pairings: a run stopped early has games of every pairing.
     by_pair = [jobs[i * args.games : (i + 1) * args.games] for i in range(len(pairs))]
     jobs = [j for group in zip(*by_pair, strict=True) for j in group]

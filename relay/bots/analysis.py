@@ -123,25 +123,14 @@ def _judge(
         played_move = Place(ev.tiles)
         v = board.variant
         cand = Candidate(ev.score, tuple(sorted((v.index[t.square], t.letter, t.blank) for t in ev.tiles)))
-        judged = rank(
-            [cand],
-            pos,
-            leaves,
-            leave_weight=expert.leave_weight,
-            with_exchanges=False,
-            end_weight=expert.end_weight,
-            end_horizon=expert.end_horizon,
-        )
+        judged = rank([cand], pos, leaves, leave_weight=expert.leave_weight, with_exchanges=False)
         played = judged[0] if judged else None
     elif isinstance(ev, Swapped):
         played_move = Swap(ev.returned)
         kept = list(me.rack)
         for t in ev.returned:
             kept.remove(t)
-        same = sorted(ev.returned)
-        # Judged as the expert judged that exchange when it listed it (the bag-aware cost included).
-        listed = next((o for o in options if o.kind == "swap" and sorted(o.tiles) == same), None)
-        eq = listed.equity if listed is not None else expert.leave_weight * leaves.value("".join(kept))
+        eq = expert.leave_weight * leaves.value("".join(kept))
         played = Option("swap", eq, 0, "".join(sorted(kept)), None, ev.returned)
     else:
         played_move = Pass()

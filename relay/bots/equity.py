@@ -76,8 +76,11 @@ def unseen_tiles(variant: Variant, board: Board, rack: str) -> str:
 
 
 def exchanges(rack: str, bag_size: int) -> list[tuple[str, str]]:
-    """Every distinct (returned, kept) split of ``rack`` returning 1 tile or more, at most ``bag_size``."""
-    tiles = sorted(rack)
+    """Every distinct (returned, kept) split of ``rack`` returning 1 tile or more, at most ``bag_size``,
+    blanks always kept (a blank is the best tile there is: returning one never pays, and a leave table fitted
+    on few two-blank racks may not say so)."""
+    blanks = "?" * rack.count("?")
+    tiles = sorted(rack.replace("?", ""))
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
     for n in range(1, min(len(tiles), bag_size) + 1):
@@ -87,7 +90,7 @@ def exchanges(rack: str, bag_size: int) -> list[tuple[str, str]]:
                 continue
             seen.add(returned)
             chosen = set(idx)
-            kept = "".join(t for i, t in enumerate(tiles) if i not in chosen)
+            kept = blanks + "".join(t for i, t in enumerate(tiles) if i not in chosen)
             out.append((returned, kept))
     return out
 
@@ -109,19 +112,11 @@ def rank(
     with_exchanges: bool = True,
     noise: float = 0.0,
     rng: random.Random | None = None,
-    end_weight: float = 0.0,
-    end_horizon: int = 14,
 ) -> list[Option]:
     """Every option of ``pos``, best equity first. Equity = score + ``leave_weight`` x leave value x
     :func:`bag_weight` (+ a Gaussian of s.d. ``noise`` drawn from ``rng``, the lower levels' handicap). With
     the bag empty, a leave is worth minus its tiles' values (they count against you at the end) and going out
-    gains twice the unseen tiles' value. Exchanges are listed if ``with_exchanges`` and the bag allows.
-
-    With ``end_weight`` > 0, over the last ``end_horizon`` tiles of the bag (after the move) a kept tile also
-    costs what its value exceeds an average unseen tile's, rising as the bag runs out (each tile still to draw
-    the mean of that excess over the unseen tiles): a tile kept then is mostly a tile still held when the bag
-    is empty, and the costly ones (Q, Z, J, K...) are those nobody can place on a closing board; they count
-    against their holder at the end, twice if the other goes out."""
+    gains twice the unseen tiles' value. Exchanges are listed if ``with_exchanges`` and the bag allows."""
     variant = pos.variant
     values = variant.values
     out: list[Option] = []
@@ -131,19 +126,6 @@ def rank(
         return noisy.gauss(0.0, noise) if noisy is not None else 0.0
 
     unseen_value = sum(values.get(t, 0) for t in pos.unseen)
-    rack_size = variant.rack_size
-    # What a tile costs beyond an average draw if it is still held when the game stops.
-    mean_unseen = unseen_value / len(pos.unseen) if pos.unseen else 0.0
-
-    def excess(tiles: str) -> float:
-        return sum(max(0.0, values.get(t, 0) - mean_unseen) for t in tiles)
-
-    mean_excess = excess(pos.unseen) / len(pos.unseen) if pos.unseen else 0.0
-
-    def end_cost(kept: str, drawn: int, bag_after: int) -> float:
-        near = max(0.0, 1.0 - bag_after / end_horizon) if end_horizon > 0 else 0.0
-        return end_weight * near * (excess(kept) + drawn * mean_excess) if near else 0.0
-
     for m in moves:
         kept = leave_of(pos.rack, m)
         bag_after = max(0, pos.bag_size - m.size)
@@ -152,10 +134,6 @@ def rank(
                 extra = 2.0 * unseen_value / max(1, len(pos.opponents))
             else:
                 extra = -1.5 * sum(values.get(t, 0) for t in kept)
-        elif end_weight > 0:
-            drawn = min(rack_size - len(kept), pos.bag_size)
-            leave = leaves.value(kept) if leaves is not None else 0.0
-            extra = leave_weight * bag_weight(bag_after) * leave - end_cost(kept, drawn, bag_after)
         elif leaves is not None and leave_weight:
             # Drawing refills the rack: a leave that empties the bag keeps its tiles to the end.
             extra = leave_weight * bag_weight(bag_after) * leaves.value(kept)
@@ -164,7 +142,7 @@ def rank(
         out.append(Option("place", m.score + extra + jitter(), m.score, kept, m))
     if with_exchanges and pos.bag_size > 0 and leaves is not None:
         for returned, kept in exchanges(pos.rack, pos.bag_size):
-            eq = leave_weight * leaves.value(kept) - end_cost(kept, len(returned), pos.bag_size) + jitter()
+            eq = leave_weight * leaves.value(kept) + jitter()
             out.append(Option("swap", eq, 0, kept, None, returned))
     # Stable order for equal equity: the choice depends on the position (and rng), not generation order.
     out.sort(key=lambda o: (-o.equity, -o.score, o.kind, o.move.tiles if o.move else (), o.tiles))

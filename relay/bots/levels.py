@@ -8,10 +8,7 @@ Each level is weaker than the next by handicaps a person would recognise, never 
 - ``leave_weight``: how much it cares about the tiles it keeps (0: score only; 1: the full leave value);
 - ``noise``: the standard deviation, in points, of its misjudgement of each option's equity;
 - ``exchanges``: whether it weighs exchanging against placing (else it exchanges only with nothing to play);
-- ``endgame``: whether it searches the endgame and guards the pre-endgame (else one-ply judgement);
-- ``end_weight`` / ``end_horizon``: how much it minds, as the bag runs out, the points it will still hold when
-  the game stops (tiles left on a rack count against their holder, twice if the other goes out): over the
-  last ``end_horizon`` tiles of the bag its leave's promise gives way to that cost (0: not at all).
+- ``endgame``: whether it searches the endgame and guards the pre-endgame (else one-ply judgement).
 """
 
 from __future__ import annotations
@@ -32,8 +29,6 @@ class Level:
     noise: float
     exchanges: bool
     endgame: bool
-    end_weight: float = 0.0
-    end_horizon: int = 14
 
 
 _ALL: Final = (

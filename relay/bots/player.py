@@ -190,8 +190,6 @@ class MoveGenDriver:
             with_exchanges=level.exchanges,
             noise=level.noise,
             rng=rng,
-            end_weight=level.end_weight,
-            end_horizon=level.end_horizon,
         )
 
     def decide(
