@@ -558,6 +558,30 @@ def front_downs(cluster: Cluster) -> int:
     return sum(int(row.get("chkdown") or 0) for row in cluster.front.server_stats().values())
 
 
+def start_profilers(
+    args: argparse.Namespace, nodes: int, cluster: Cluster, workers: list[Any]
+) -> list[Any]:
+    """``--profile DIR``: py-spy samples each relay and load process over the measured window (raw
+    collapsed stacks, DIR/load{nodes}-{name}.txt; summarise with bench/pyspy_top.py)."""
+    import subprocess
+
+    if not args.profile:
+        return []
+    spy = shutil.which("py-spy") or args.py_spy
+    out = Path(args.profile)
+    out.mkdir(parents=True, exist_ok=True)
+    targets = [(n.name, n.pid) for n in cluster.nodes] + [(f"client{i}", w.pid) for i, w in enumerate(workers)]
+    return [
+        subprocess.Popen(
+            [spy, "record", "-p", str(pid), "-d", str(int(args.load_duration)), "-r", "50", "-f", "raw",
+             "-o", str(out / f"load{nodes}-{name}.txt"), "--threads"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name, pid in targets
+    ]
+
+
 async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[str, Any, str]]:
     """bench/relay_load.py's load client, through HAProxy, against ``nodes`` relays."""
     work = tmp / f"load{nodes}"
@@ -614,6 +638,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
             ]
         setup_s = time.perf_counter() - t_setup
         await asyncio.sleep(2.0)
+        spies = start_profilers(args, nodes, cluster, workers)
         cpu0 = {n.name: relay_load.proc_cpu_seconds(n.pid) for n in cluster.nodes}
         wait0 = {n.name: relay_load.proc_runqueue_wait_s(n.pid) for n in cluster.nodes}
         measure_evt.set()
@@ -621,18 +646,23 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         await asyncio.sleep(args.load_duration)
         stop_evt.set()
         elapsed = time.perf_counter() - t0
+        load_avg = os.getloadavg()
+        client_cpu = 0.0
         cpu = sum(relay_load.proc_cpu_seconds(n.pid) - cpu0[n.name] for n in cluster.nodes)
         waited = sum(relay_load.proc_runqueue_wait_s(n.pid) - wait0[n.name] for n in cluster.nodes)
         lat: list[float] = []
         actions = errors = 0
         for _ in workers:
-            lats, n_actions, n_errors, _games, _ccpu = await loop.run_in_executor(None, result_q.get)
+            lats, n_actions, n_errors, _games, ccpu = await loop.run_in_executor(None, result_q.get)
+            client_cpu += ccpu
             lat.extend(lats)
             actions += n_actions
             errors += n_errors
         for w in workers:
             w.join(15)
         downs = front_downs(cluster)
+        for spy in spies:
+            await asyncio.to_thread(spy.wait, 30)
         probing.cancel()
         report_probes(probes, t_setup)
     finally:
@@ -665,6 +695,8 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
             round(waited / elapsed * 100, 1),
             "% of wall time, summed over the relays' threads, runnable but given no CPU (other load)",
         ),
+        (p + "client_cpu", round(client_cpu / elapsed * 100, 1), f"% of one core ({len(workers)} load processes)"),
+        (p + "load_average", round(load_avg[0], 2), "1-minute load average at the end of the window"),
         (p + "seating_s", round(setup_s, 1), "s"),
         (p + "front_downs", downs, "relays marked down by HAProxy (each cuts its sockets)"),
     ]
@@ -687,8 +719,9 @@ async def run_all(args: argparse.Namespace, tmp: Path) -> int:
     if args.kills > 0:
         rows += await takeover(args, tmp)
     if args.load_tables > 0:
-        one = await load(args, tmp, 1)
-        three = await load(args, tmp, 3)
+        relays = [int(x) for x in args.load_relays.split(",") if x]
+        one = await load(args, tmp, 1) if 1 in relays else []
+        three = await load(args, tmp, 3) if 3 in relays else []
         rows += one + three
         p99 = {r[0]: r[1] for r in one + three}
         if "load1_action_ack_p99" in p99 and "load3_action_ack_p99" in p99:
@@ -723,6 +756,13 @@ def main() -> int:
         "--load-check-fall", type=int, default=40, help="HAProxy's failed checks before DOWN in the load runs"
     )
     parser.add_argument("--seating-timeout", type=float, default=240.0, help="s to seat the load tables")
+    parser.add_argument(
+        "--load-relays", default="1,3", help="throughput runs to make: 1, 3 or 1,3 relays"
+    )
+    parser.add_argument(
+        "--profile", metavar="DIR", help="py-spy record each relay and load process in the load windows"
+    )
+    parser.add_argument("--py-spy", default="py-spy", help="the py-spy executable for --profile")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory (relay logs)")
     args = parser.parse_args()
     # Thousands of sockets in the load generators (spawned children inherit the limit).

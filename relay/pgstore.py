@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 import psycopg_pool
@@ -28,6 +28,9 @@ from psycopg import errors
 
 from relay.journal import JournalUnavailable, redact_url
 from relay.store import ChatRow, EventRow, FrameRow, RematchRow, StoreError, TableRow
+
+if TYPE_CHECKING:
+    from relay.groupcommit import Append
 
 # pg_advisory_xact_lock key held while migrating ("lexio" in ASCII).
 MIGRATION_LOCK = 0x6C6578696F
@@ -308,6 +311,59 @@ class PostgresStore:
         except errors.UniqueViolation as exc:
             raise StoreError(f"table {table_id}: seq {first_seq} already journaled") from exc
 
+    def append_many(self, items: Sequence[Append]) -> list[StoreError | None]:
+        """Several tables' appends (relay/groupcommit.py) in one transaction, each fenced at its own epoch
+        as :meth:`append` fences one: every fenced table's row is locked (in id order) and its owner and epoch
+        checked in that transaction. Returns, per item, None (committed) or the NotOwner stale_epoch that
+        refused it (nothing of it written); the others commit. Raises StoreError if a seq is taken (nothing
+        written, none of them), JournalUnavailable. At most one append per table."""
+        out: list[StoreError | None] = []
+        try:
+            with self._transaction() as conn, conn.cursor() as cur:
+                fenced = sorted({it.table_id for it in items if it.epoch is not None})
+                held: dict[str, tuple[str | None, int]] = {}
+                if fenced:
+                    cur.execute(
+                        "SELECT id, owner, owner_epoch FROM tables WHERE id = ANY(%s) ORDER BY id FOR UPDATE",
+                        (fenced,),
+                    )
+                    held = {r[0]: (r[1], int(r[2])) for r in cur.fetchall()}
+                ok = []
+                for it in items:
+                    row = held.get(it.table_id)
+                    if it.epoch is not None and (row is None or row != (self.node_id, it.epoch)):
+                        where = f"owner {row[0]} at epoch {row[1]}" if row else "no such table"
+                        out.append(
+                            NotOwner(
+                                "stale_epoch",
+                                f"table {it.table_id}: node {self.node_id} at epoch {it.epoch} no longer owns"
+                                f" it ({where})",
+                            )
+                        )
+                        continue
+                    out.append(None)
+                    ok.append(it)
+                events = [
+                    (it.table_id, it.first_seq + i, _dumps(body), th)
+                    for it in ok
+                    for i, (body, th) in enumerate(it.events)
+                ]
+                if events:
+                    cur.execute(_INSERT_EVENTS, [list(col) for col in zip(*events, strict=True)])
+                frames = [
+                    (it.table_id, f.seq, f.who, f.frame_id, f.digest, _dumps(f.answer))
+                    for it in ok
+                    if (f := it.frame) is not None
+                ]
+                if frames:
+                    cur.execute(_INSERT_FRAMES, [list(col) for col in zip(*frames, strict=True)])
+                changes = [(it.table_id, it.status, it.now_ms) for it in ok if it.status is not None]
+                if changes:
+                    cur.execute(_SET_STATUSES, [list(col) for col in zip(*changes, strict=True)])
+        except errors.UniqueViolation as exc:
+            raise StoreError(f"a seq of {len(items)} grouped appends is already journaled: {exc}") from exc
+        return out
+
     # -- ownership (cluster mode): heartbeats, claims with an epoch, fenced writes ---------------------------
     def heartbeat(self) -> int:
         """Record that this node is alive (PostgreSQL's clock), on its own connection that holds the node's
@@ -485,6 +541,19 @@ class PostgresStore:
         return out
 
 
+# The group commit's statements: one round trip each for a whole batch (columns as arrays).
+_INSERT_EVENTS = (
+    "INSERT INTO events (table_id, seq, body, token_hash)"
+    " SELECT * FROM unnest(%s::text[], %s::integer[], %s::text[], %s::text[])"
+)
+_INSERT_FRAMES = (
+    "INSERT INTO frames (table_id, seq, who, frame_id, digest, answer)"
+    " SELECT * FROM unnest(%s::text[], %s::integer[], %s::text[], %s::text[], %s::text[], %s::text[])"
+)
+_SET_STATUSES = (
+    "UPDATE tables t SET status = v.status, updated_ms = v.ms"
+    " FROM unnest(%s::text[], %s::text[], %s::bigint[]) AS v(id, status, ms) WHERE t.id = v.id"
+)
 _HEARTBEAT = (
     "INSERT INTO nodes (node_id) VALUES (%s) ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()"
     " RETURNING (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
