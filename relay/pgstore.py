@@ -544,15 +544,15 @@ class PostgresStore:
 # The group commit's statements: one round trip each for a whole batch (columns as arrays).
 _INSERT_EVENTS = (
     "INSERT INTO events (table_id, seq, body, token_hash)"
-    " SELECT * FROM unnest(%s::text[], %s::integer[], %s::text[], %s::text[])"
+    " SELECT * FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[])"
 )
 _INSERT_FRAMES = (
     "INSERT INTO frames (table_id, seq, who, frame_id, digest, answer)"
-    " SELECT * FROM unnest(%s::text[], %s::integer[], %s::text[], %s::text[], %s::text[], %s::text[])"
+    " SELECT * FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[], %b::text[], %b::text[])"
 )
 _SET_STATUSES = (
     "UPDATE tables t SET status = v.status, updated_ms = v.ms"
-    " FROM unnest(%s::text[], %s::text[], %s::bigint[]) AS v(id, status, ms) WHERE t.id = v.id"
+    " FROM unnest(%b::text[], %b::text[], %b::bigint[]) AS v(id, status, ms) WHERE t.id = v.id"
 )
 _HEARTBEAT = (
     "INSERT INTO nodes (node_id) VALUES (%s) ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()"
