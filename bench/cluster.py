@@ -558,9 +558,7 @@ def front_downs(cluster: Cluster) -> int:
     return sum(int(row.get("chkdown") or 0) for row in cluster.front.server_stats().values())
 
 
-def start_profilers(
-    args: argparse.Namespace, nodes: int, cluster: Cluster, workers: list[Any]
-) -> list[Any]:
+def start_profilers(args: argparse.Namespace, nodes: int, cluster: Cluster, workers: list[Any]) -> list[Any]:
     """``--profile DIR``: py-spy samples each relay and load process over the measured window (raw
     collapsed stacks, DIR/load{nodes}-{name}.txt; summarise with bench/pyspy_top.py)."""
     import subprocess
@@ -570,16 +568,41 @@ def start_profilers(
     spy = shutil.which("py-spy") or args.py_spy
     out = Path(args.profile)
     out.mkdir(parents=True, exist_ok=True)
-    targets = [(n.name, n.pid) for n in cluster.nodes] + [(f"client{i}", w.pid) for i, w in enumerate(workers)]
+    targets = [(n.name, n.pid) for n in cluster.nodes] + [
+        (f"client{i}", w.pid) for i, w in enumerate(workers)
+    ]
     return [
         subprocess.Popen(
-            [spy, "record", "-p", str(pid), "-d", str(int(args.load_duration)), "-r", "50", "-f", "raw",
-             "-o", str(out / f"load{nodes}-{name}.txt"), "--threads"],
+            [
+                spy,
+                "record",
+                "-p",
+                str(pid),
+                "-d",
+                str(int(args.load_duration)),
+                "-r",
+                "50",
+                "-f",
+                "raw",
+                "-o",
+                str(out / f"load{nodes}-{name}.txt"),
+                "--threads",
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         for name, pid in targets
     ]
+
+
+async def relay_histograms(cluster: Cluster) -> dict[float, int]:
+    """The relays' /metrics histograms (relay_load.scrape_histogram's keys), summed over the relays."""
+    out: dict[float, int] = {}
+    async with aiohttp.ClientSession() as session:
+        for n in cluster.nodes:
+            for k, v in (await relay_load.scrape_histogram(session, n.url)).items():
+                out[k] = out.get(k, 0) + v
+    return out
 
 
 async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[str, Any, str]]:
@@ -639,6 +662,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         setup_s = time.perf_counter() - t_setup
         await asyncio.sleep(2.0)
         spies = start_profilers(args, nodes, cluster, workers)
+        hist0 = await relay_histograms(cluster)
         cpu0 = {n.name: relay_load.proc_cpu_seconds(n.pid) for n in cluster.nodes}
         wait0 = {n.name: relay_load.proc_runqueue_wait_s(n.pid) for n in cluster.nodes}
         measure_evt.set()
@@ -647,6 +671,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         stop_evt.set()
         elapsed = time.perf_counter() - t0
         load_avg = os.getloadavg()
+        hist1 = await relay_histograms(cluster)
         client_cpu = 0.0
         cpu = sum(relay_load.proc_cpu_seconds(n.pid) - cpu0[n.name] for n in cluster.nodes)
         waited = sum(relay_load.proc_runqueue_wait_s(n.pid) - wait0[n.name] for n in cluster.nodes)
@@ -689,13 +714,35 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         (p + "action_ack_p99", round(percentile(lat, 0.99) * 1000, 2), "ms"),
         (p + "action_ack_max", round(max(lat) * 1000, 2) if lat else float("nan"), "ms"),
         (p + "errors", errors, "frames"),
+        (
+            p + "relay_side_p99_le",
+            relay_load.histogram_quantile(hist0, hist1, 0.99) * 1000,
+            "ms (bucket bound; frame read -> ack queued, all relays)",
+        ),
+        (
+            p + "relay_loop_lag_p99_le",
+            round(relay_load.lag_quantile(hist0, hist1, 0.99) * 1000, 3),
+            "ms (bucket bound; event-loop stalls, all relays)",
+        ),
+        (p + "relay_loop_lag_max_le", round(relay_load.lag_quantile(hist0, hist1, 1.0) * 1000, 3), "ms"),
+        (p + "relay_full_gc", hist1.get(-1.0, 0) - hist0.get(-1.0, 0), "collections in the window"),
+        (
+            p + "relay_full_gc_pause",
+            round((hist1.get(-2.0, 0) - hist0.get(-2.0, 0)) / 1000, 1),
+            "ms in all",
+        ),
+        (p + "relay_cpu_per_action", round(cpu / max(1, actions) * 1e6, 1), "us of relay CPU per action"),
         (p + "relay_cpu", round(cpu / elapsed * 100, 1), "% of one core (all relays)"),
         (
             p + "relay_runqueue_wait",
             round(waited / elapsed * 100, 1),
             "% of wall time, summed over the relays' threads, runnable but given no CPU (other load)",
         ),
-        (p + "client_cpu", round(client_cpu / elapsed * 100, 1), f"% of one core ({len(workers)} load processes)"),
+        (
+            p + "client_cpu",
+            round(client_cpu / elapsed * 100, 1),
+            f"% of one core ({len(workers)} load processes)",
+        ),
         (p + "load_average", round(load_avg[0], 2), "1-minute load average at the end of the window"),
         (p + "seating_s", round(setup_s, 1), "s"),
         (p + "front_downs", downs, "relays marked down by HAProxy (each cuts its sockets)"),
@@ -756,9 +803,7 @@ def main() -> int:
         "--load-check-fall", type=int, default=40, help="HAProxy's failed checks before DOWN in the load runs"
     )
     parser.add_argument("--seating-timeout", type=float, default=240.0, help="s to seat the load tables")
-    parser.add_argument(
-        "--load-relays", default="1,3", help="throughput runs to make: 1, 3 or 1,3 relays"
-    )
+    parser.add_argument("--load-relays", default="1,3", help="throughput runs to make: 1, 3 or 1,3 relays")
     parser.add_argument(
         "--profile", metavar="DIR", help="py-spy record each relay and load process in the load windows"
     )

@@ -10,10 +10,13 @@ from __future__ import annotations
 import argparse
 import collections
 import re
+from pathlib import Path
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("path")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--filter", default="", help="only stacks with a frame containing this")
@@ -22,8 +25,8 @@ def main() -> None:
     self_: collections.Counter[str] = collections.Counter()
     threads: collections.Counter[str] = collections.Counter()
     total = 0
-    for line in open(args.path):
-        stack, _, count = line.rstrip("\n").rpartition(" ")
+    for line in Path(args.path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
         if not stack:
             continue
         n = int(count)

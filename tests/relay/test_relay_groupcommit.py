@@ -121,7 +121,9 @@ async def test_appends_arriving_during_a_commit_share_the_next_transaction_and_n
     gated = GatedStore(a)
     commits = GroupCommit(gated, ThreadPoolExecutor(2))
     tids = list(epochs)
-    first = asyncio.ensure_future(commits.append(Append(tids[0], 2, [({"x": 0}, None)], None, 5, epochs[tids[0]])))
+    first = asyncio.ensure_future(
+        commits.append(Append(tids[0], 2, [({"x": 0}, None)], None, 5, epochs[tids[0]]))
+    )
     await asyncio.to_thread(gated.entered.wait, 10)
     rest = [
         asyncio.ensure_future(commits.append(Append(tid, 2, [({"x": i}, None)], None, 5, epochs[tid])))
@@ -137,7 +139,9 @@ async def test_appends_arriving_during_a_commit_share_the_next_transaction_and_n
     await first
     # Answered only once committed: visible to any other connection at that moment.
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        row = conn.execute("SELECT count(*) FROM events WHERE seq = 2 AND table_id = %s", (tids[0],)).fetchone()
+        row = conn.execute(
+            "SELECT count(*) FROM events WHERE seq = 2 AND table_id = %s", (tids[0],)
+        ).fetchone()
         assert row is not None and row[0] == 1
     await asyncio.gather(*rest)
     assert gated.batches == [tids[:1], tids[1:]]
