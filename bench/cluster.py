@@ -595,6 +595,28 @@ def start_profilers(args: argparse.Namespace, nodes: int, cluster: Cluster, work
     ]
 
 
+def session_cpu_seconds(sid: int) -> float:
+    """CPU seconds of the live processes of session ``sid`` (a server started in a session of its own:
+    PostgreSQL's backends, HAProxy), from /proc."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == sid:
+            total += int(fields[11]) + int(fields[12])
+    return total / relay_load.CLK_TCK
+
+
+def servers_cpu(cluster: Cluster) -> dict[str, float]:
+    out = {}
+    for name, server in (("postgres", cluster.pg), ("haproxy", cluster.front), ("redis", cluster.redis)):
+        proc = getattr(server, "proc", None)
+        out[name] = session_cpu_seconds(proc.pid) if proc is not None else 0.0
+    return out
+
+
 async def relay_histograms(cluster: Cluster) -> dict[float, int]:
     """The relays' /metrics histograms (relay_load.scrape_histogram's keys), summed over the relays."""
     out: dict[float, int] = {}
@@ -663,6 +685,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         await asyncio.sleep(2.0)
         spies = start_profilers(args, nodes, cluster, workers)
         hist0 = await relay_histograms(cluster)
+        servers0 = servers_cpu(cluster)
         cpu0 = {n.name: relay_load.proc_cpu_seconds(n.pid) for n in cluster.nodes}
         wait0 = {n.name: relay_load.proc_runqueue_wait_s(n.pid) for n in cluster.nodes}
         measure_evt.set()
@@ -672,6 +695,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         elapsed = time.perf_counter() - t0
         load_avg = os.getloadavg()
         hist1 = await relay_histograms(cluster)
+        servers = {k: v - servers0[k] for k, v in servers_cpu(cluster).items()}
         client_cpu = 0.0
         cpu = sum(relay_load.proc_cpu_seconds(n.pid) - cpu0[n.name] for n in cluster.nodes)
         waited = sum(relay_load.proc_runqueue_wait_s(n.pid) - wait0[n.name] for n in cluster.nodes)
@@ -742,6 +766,10 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
             p + "client_cpu",
             round(client_cpu / elapsed * 100, 1),
             f"% of one core ({len(workers)} load processes)",
+        ),
+        *(
+            (p + f"{name}_cpu", round(seconds / elapsed * 100, 1), "% of one core")
+            for name, seconds in servers.items()
         ),
         (p + "load_average", round(load_avg[0], 2), "1-minute load average at the end of the window"),
         (p + "seating_s", round(setup_s, 1), "s"),
