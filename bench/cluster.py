@@ -20,6 +20,10 @@ Output: ``#`` commentary, then ``name<TAB>value<TAB>unit`` lines (as every bench
 
     python bench/cluster.py                              # default: 40 tables, 10 kills; 500 tables load
     python bench/cluster.py --kills 3 --load-tables 0    # quick: takeover only
+    python bench/cluster.py --kills 0 --load-relays 1    # throughput only, one relay
+    python bench/cluster.py --kills 0 --load-tables 0 --sweep 100,200,300   # one relay at each count
+    python bench/cluster.py --kills 0 --profile DIR      # py-spy each relay and load process (raw stacks;
+                                                         # bench/pyspy_top.py DIR/load1-t500-n1.txt sums them)
 """
 
 from __future__ import annotations
@@ -560,7 +564,7 @@ def front_downs(cluster: Cluster) -> int:
 
 def start_profilers(args: argparse.Namespace, nodes: int, cluster: Cluster, workers: list[Any]) -> list[Any]:
     """``--profile DIR``: py-spy samples each relay and load process over the measured window (raw
-    collapsed stacks, DIR/load{nodes}-{name}.txt; summarise with bench/pyspy_top.py)."""
+    collapsed stacks, DIR/load{nodes}-t{tables}-{name}.txt; summarise with bench/pyspy_top.py)."""
     import subprocess
 
     if not args.profile:
@@ -585,7 +589,7 @@ def start_profilers(args: argparse.Namespace, nodes: int, cluster: Cluster, work
                 "-f",
                 "raw",
                 "-o",
-                str(out / f"load{nodes}-{name}.txt"),
+                str(out / f"load{nodes}-t{args.load_tables}-{name}.txt"),
                 "--threads",
             ],
             stdout=subprocess.DEVNULL,
@@ -595,17 +599,24 @@ def start_profilers(args: argparse.Namespace, nodes: int, cluster: Cluster, work
     ]
 
 
-def session_cpu_seconds(sid: int) -> float:
-    """CPU seconds of the live processes of session ``sid`` (a server started in a session of its own:
-    PostgreSQL's backends, HAProxy), from /proc."""
-    total = 0
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds of process ``root`` and its live descendants (a server: PostgreSQL's postmaster and
+    backends, HAProxy), from /proc."""
+    procs: dict[int, tuple[int, int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+            procs[int(stat.parent.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+        except (OSError, IndexError, ValueError):
             continue
-        if int(fields[3]) == sid:
-            total += int(fields[11]) + int(fields[12])
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += procs.get(pid, (0, 0))[1]
+        todo += children.get(pid, [])
     return total / relay_load.CLK_TCK
 
 
@@ -613,7 +624,7 @@ def servers_cpu(cluster: Cluster) -> dict[str, float]:
     out = {}
     for name, server in (("postgres", cluster.pg), ("haproxy", cluster.front), ("redis", cluster.redis)):
         proc = getattr(server, "proc", None)
-        out[name] = session_cpu_seconds(proc.pid) if proc is not None else 0.0
+        out[name] = tree_cpu_seconds(proc.pid) if proc is not None else 0.0
     return out
 
 
@@ -627,9 +638,11 @@ async def relay_histograms(cluster: Cluster) -> dict[float, int]:
     return out
 
 
-async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[str, Any, str]]:
+async def load(
+    args: argparse.Namespace, tmp: Path, nodes: int, prefix: str = ""
+) -> list[tuple[str, Any, str]]:
     """bench/relay_load.py's load client, through HAProxy, against ``nodes`` relays."""
-    work = tmp / f"load{nodes}"
+    work = tmp / f"{prefix}load{nodes}"
     work.mkdir()
     cluster = Cluster(work, nodes, check_fall=args.load_check_fall)
     ctx = mp.get_context("spawn")
@@ -719,7 +732,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
             if w.is_alive():
                 w.kill()
         cluster.stop()
-    p = f"load{nodes}_"
+    p = f"{prefix}load{nodes}_"
     print(
         f"# load runs: HAProxy marks a relay down after {args.load_check_fall} failed checks "
         "(3 in the shipped config): failover is what the takeover part measures",
@@ -802,6 +815,10 @@ async def run_all(args: argparse.Namespace, tmp: Path) -> int:
         if "load1_action_ack_p99" in p99 and "load3_action_ack_p99" in p99:
             ratio = p99["load3_action_ack_p99"] / max(0.01, p99["load1_action_ack_p99"])
             rows.append(("load3_vs_load1_ack_p99", round(ratio, 2), "ratio (<= 1: three relays not slower)"))
+    for tables in (int(x) for x in args.sweep.split(",") if x):
+        # One relay at each table count: the most tables that still meet a latency target.
+        sweep = argparse.Namespace(**{**vars(args), "load_tables": tables})
+        rows += await load(sweep, tmp, 1, prefix=f"sweep{tables}_")
     print(
         f"# machine: load average {os.getloadavg()[0]:.2f} at the end, {time.monotonic() - t0:.0f} s in all"
     )
@@ -832,6 +849,9 @@ def main() -> int:
     )
     parser.add_argument("--seating-timeout", type=float, default=240.0, help="s to seat the load tables")
     parser.add_argument("--load-relays", default="1,3", help="throughput runs to make: 1, 3 or 1,3 relays")
+    parser.add_argument(
+        "--sweep", default="", metavar="N,N,…", help="then one relay at each of these table counts"
+    )
     parser.add_argument(
         "--profile", metavar="DIR", help="py-spy record each relay and load process in the load windows"
     )
