@@ -90,6 +90,15 @@ class GroupCommit:
             outcomes: list[BaseException | None]
             try:
                 outcomes = list(await loop.run_in_executor(self.executor, self._commit, items))
+            except asyncio.CancelledError:
+                # The executor was shut down (the relay is stopping) or this task cancelled: whether the
+                # batch committed is unknown, so nobody waiting may be acknowledged.
+                gone = JournalUnavailable("the journal's worker stopped before the commit returned")
+                for _, future in batch + self._queue:
+                    if not future.done():
+                        future.set_exception(_unavailable(gone))
+                self._queue = []
+                raise
             except JournalUnavailable as exc:
                 outcomes = [_unavailable(exc) for _ in items]
             except Exception as exc:  # an unexpected failure still answers every waiter

@@ -200,3 +200,26 @@ async def test_an_unreachable_journal_fails_every_append_of_the_batch_with_journ
     )
     assert all(isinstance(o, JournalUnavailable) for o in outcomes)
     assert len({id(o) for o in outcomes}) == 3  # one exception per waiter
+
+
+async def test_appends_waiting_when_the_journal_worker_stops_are_not_acknowledged(
+    nodes: tuple[PostgresStore, PostgresStore],
+) -> None:
+    a, _ = nodes
+    epochs = _tables(a, 3)
+    gated = GatedStore(a)
+    executor = ThreadPoolExecutor(1)
+    commits = GroupCommit(gated, executor)
+    # The only worker is busy elsewhere: the batch is queued in the executor when it shuts down.
+    busy = threading.Event()
+    executor.submit(busy.wait, 10)
+    waiting = [
+        asyncio.ensure_future(commits.append(Append(t, 2, [({"x": t}, None)], None, 5, e)))
+        for t, e in epochs.items()
+    ]
+    await asyncio.sleep(0.1)
+    executor.shutdown(wait=False, cancel_futures=True)
+    busy.set()
+    outcomes = await asyncio.wait_for(asyncio.gather(*waiting, return_exceptions=True), 5)
+    assert all(isinstance(o, JournalUnavailable) for o in outcomes)
+    assert gated.batches == []
