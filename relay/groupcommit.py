@@ -31,14 +31,14 @@ MAX_BATCH = 512
 
 @dataclass(frozen=True, slots=True)
 class Append:
-    """One action's rows for one table, fenced at ``epoch`` (None: unfenced, as outside cluster mode)."""
+    """One action's rows for one table, fenced at ``epoch`` (this node's claim on the table)."""
 
     table_id: str
     first_seq: int
     events: Sequence[tuple[dict[str, Any], str | None]]
     status: str | None
     now_ms: int
-    epoch: int | None
+    epoch: int
     frame: FrameRow | None = None
 
 

@@ -313,55 +313,52 @@ class PostgresStore:
 
     def append_many(self, items: Sequence[Append]) -> list[StoreError | None]:
         """Several tables' appends (relay/groupcommit.py) in one transaction, each fenced at its own epoch
-        as :meth:`append` fences one: every fenced table's row is locked (in id order) and its owner and epoch
-        checked in that transaction. Returns, per item, None (committed) or the NotOwner stale_epoch that
-        refused it (nothing of it written); the others commit. Raises StoreError if a seq is taken (nothing
-        written, none of them), JournalUnavailable. At most one append per table."""
-        out: list[StoreError | None] = []
+        as :meth:`append` fences one: the tables' rows are locked (in id order) in that transaction, and each
+        append's rows are written only if its table is still this node's at its epoch. Returns, per item,
+        None (committed) or the NotOwner stale_epoch that refused it (nothing of it written); the others
+        commit. Raises StoreError if a seq is taken (nothing written, none of them), JournalUnavailable.
+        At most one append per table.
+
+        One round trip (pipeline mode): BEGIN, the locking SELECT, then the inserts and updates, each joined
+        with the locked rows on owner and epoch (so they need not wait for the SELECT's answer: nobody can
+        change those rows before the COMMIT), and COMMIT."""
+        node = self.node_id
+        ids = sorted({it.table_id for it in items})
+        events = [
+            (it.table_id, it.first_seq + i, _dumps(body), th, it.epoch)
+            for it in items
+            for i, (body, th) in enumerate(it.events)
+        ]
+        frames = [
+            (it.table_id, f.seq, f.who, f.frame_id, f.digest, _dumps(f.answer), it.epoch)
+            for it in items
+            if (f := it.frame) is not None
+        ]
+        changes = [(it.table_id, it.status, it.now_ms, it.epoch) for it in items if it.status is not None]
         try:
-            with self._transaction() as conn, conn.cursor() as cur:
-                fenced = sorted({it.table_id for it in items if it.epoch is not None})
-                held: dict[str, tuple[str | None, int]] = {}
-                if fenced:
-                    cur.execute(
-                        "SELECT id, owner, owner_epoch FROM tables WHERE id = ANY(%s) ORDER BY id FOR UPDATE",
-                        (fenced,),
-                    )
-                    held = {r[0]: (r[1], int(r[2])) for r in cur.fetchall()}
-                ok = []
-                for it in items:
-                    row = held.get(it.table_id)
-                    if it.epoch is not None and (row is None or row != (self.node_id, it.epoch)):
-                        where = f"owner {row[0]} at epoch {row[1]}" if row else "no such table"
-                        out.append(
-                            NotOwner(
-                                "stale_epoch",
-                                f"table {it.table_id}: node {self.node_id} at epoch {it.epoch} no longer owns"
-                                f" it ({where})",
-                            )
-                        )
-                        continue
-                    out.append(None)
-                    ok.append(it)
-                events = [
-                    (it.table_id, it.first_seq + i, _dumps(body), th)
-                    for it in ok
-                    for i, (body, th) in enumerate(it.events)
-                ]
-                if events:
-                    cur.execute(_INSERT_EVENTS, [list(col) for col in zip(*events, strict=True)])
-                frames = [
-                    (it.table_id, f.seq, f.who, f.frame_id, f.digest, _dumps(f.answer))
-                    for it in ok
-                    if (f := it.frame) is not None
-                ]
-                if frames:
-                    cur.execute(_INSERT_FRAMES, [list(col) for col in zip(*frames, strict=True)])
-                changes = [(it.table_id, it.status, it.now_ms) for it in ok if it.status is not None]
-                if changes:
-                    cur.execute(_SET_STATUSES, [list(col) for col in zip(*changes, strict=True)])
+            with self._pool.connection() as conn, conn.cursor() as lock, conn.cursor() as cur:
+                with conn.pipeline(), conn.transaction():
+                    lock.execute(_LOCK_TABLES, (ids,))
+                    if events:
+                        cur.execute(_INSERT_EVENTS, (*_columns(events), node))
+                    if frames:
+                        cur.execute(_INSERT_FRAMES, (*_columns(frames), node))
+                    if changes:
+                        cur.execute(_SET_STATUSES, (*_columns(changes), node))
+                held = {r[0]: (r[1], int(r[2])) for r in lock.fetchall()}  # committed by now
         except errors.UniqueViolation as exc:
             raise StoreError(f"a seq of {len(items)} grouped appends is already journaled: {exc}") from exc
+        except _UNAVAILABLE as exc:
+            raise JournalUnavailable(f"journal at {redact_url(self.url)}: {exc}") from exc
+        out: list[StoreError | None] = []
+        for it in items:
+            row = held.get(it.table_id)
+            if row == (node, it.epoch):
+                out.append(None)
+                continue
+            where = f"owner {row[0]} at epoch {row[1]}" if row else "no such table"
+            message = f"table {it.table_id}: node {node} at epoch {it.epoch} no longer owns it ({where})"
+            out.append(NotOwner("stale_epoch", message))
         return out
 
     # -- ownership (cluster mode): heartbeats, claims with an epoch, fenced writes ---------------------------
@@ -541,18 +538,24 @@ class PostgresStore:
         return out
 
 
-# The group commit's statements: one round trip each for a whole batch (columns as arrays).
+# The group commit's statements (PostgresStore.append_many): columns as binary arrays, one statement for a
+# whole batch; each row is written only if its table is this node's at the row's epoch.
+_LOCK_TABLES = "SELECT id, owner, owner_epoch FROM tables WHERE id = ANY(%b::text[]) ORDER BY id FOR UPDATE"
 _INSERT_EVENTS = (
     "INSERT INTO events (table_id, seq, body, token_hash)"
-    " SELECT * FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[])"
+    " SELECT e.t, e.s, e.b, e.h FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[], %b::bigint[])"
+    " AS e(t, s, b, h, ep) JOIN tables x ON x.id = e.t AND x.owner = %b AND x.owner_epoch = e.ep"
 )
 _INSERT_FRAMES = (
     "INSERT INTO frames (table_id, seq, who, frame_id, digest, answer)"
-    " SELECT * FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[], %b::text[], %b::text[])"
+    " SELECT f.t, f.s, f.w, f.i, f.d, f.a FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[],"
+    " %b::text[], %b::text[], %b::bigint[]) AS f(t, s, w, i, d, a, ep)"
+    " JOIN tables x ON x.id = f.t AND x.owner = %b AND x.owner_epoch = f.ep"
 )
 _SET_STATUSES = (
-    "UPDATE tables t SET status = v.status, updated_ms = v.ms"
-    " FROM unnest(%b::text[], %b::text[], %b::bigint[]) AS v(id, status, ms) WHERE t.id = v.id"
+    "UPDATE tables x SET status = v.status, updated_ms = v.ms"
+    " FROM unnest(%b::text[], %b::text[], %b::bigint[], %b::bigint[]) AS v(id, status, ms, ep)"
+    " WHERE x.id = v.id AND x.owner = %b AND x.owner_epoch = v.ep"
 )
 _HEARTBEAT = (
     "INSERT INTO nodes (node_id) VALUES (%s) ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()"
@@ -588,6 +591,11 @@ def _table_row(row: tuple[Any, ...]) -> TableRow:
 def _rematch_row(row: tuple[Any, ...]) -> RematchRow:
     bots = tuple((str(b[0]), str(b[1])) for b in json.loads(row[4]))
     return RematchRow(row[0], row[1], int(row[2]), row[3], bots, int(row[5]))
+
+
+def _columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
+    """Rows as columns (one array parameter each)."""
+    return [list(col) for col in zip(*rows, strict=True)]
 
 
 def _dumps(body: dict[str, Any]) -> str:
