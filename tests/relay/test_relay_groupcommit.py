@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -223,3 +224,49 @@ async def test_appends_waiting_when_the_journal_worker_stops_are_not_acknowledge
     outcomes = await asyncio.wait_for(asyncio.gather(*waiting, return_exceptions=True), 5)
     assert all(isinstance(o, JournalUnavailable) for o in outcomes)
     assert gated.batches == []
+
+
+def test_a_takeover_in_the_middle_of_a_stream_of_grouped_appends_leaves_one_writer_per_seq(
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+) -> None:
+    """Node A commits batches of three tables as fast as it can; node B declares it dead and claims one of
+    them mid-stream, then appends to it. Every seq of that table is written once, all of A's rows come
+    before B's, A's first refusal there is stale_epoch, and A's other tables go on committing."""
+    a, b = nodes
+    epochs = _tables(a, 3)
+    done: dict[str, list[int]] = {tid: [] for tid in epochs}
+    refused: list[StoreError] = []
+    running = threading.Event()
+    stop = threading.Event()
+
+    def writer_a() -> None:
+        seqs = dict.fromkeys(epochs, 2)
+        while not stop.is_set():
+            live = [t for t in epochs if not (t == "t1" and refused)]
+            out = a.append_many(
+                [Append(t, seqs[t], [({"by": "a", "seq": seqs[t]}, None)], None, 0, epochs[t]) for t in live]
+            )
+            for t, o in zip(live, out, strict=True):
+                if o is None:
+                    done[t].append(seqs[t])
+                    seqs[t] += 1
+                else:
+                    refused.append(o)
+            running.set()
+
+    thread = threading.Thread(target=writer_a)
+    thread.start()
+    assert running.wait(5)
+    eb = _steal(pg_url, b, "t1", "node-a")
+    first_b = len(b.events("t1")) + 1
+    b.append("t1", first_b, [({"by": "b", "seq": first_b}, None)], status=None, now_ms=0, epoch=eb)
+    time.sleep(0.3)
+    stop.set()
+    thread.join(10)
+    assert len(refused) == 1 and isinstance(refused[0], NotOwner) and refused[0].code == "stale_epoch"
+    rows = b.events("t1")
+    assert [r.seq for r in rows] == list(range(1, len(rows) + 1))
+    assert [r.body.get("by") for r in rows[1:]] == ["a"] * len(done["t1"]) + ["b"]
+    for t in ("t0", "t2"):
+        assert len(done[t]) > len(done["t1"])  # still A's: kept committing after the steal
+        assert [r.seq for r in a.events(t)] == [1, *done[t]]
