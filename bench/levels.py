@@ -12,13 +12,14 @@ Games go through :mod:`relay.bots.selfplay` (the game's rules over the move gene
 Prints a human table on stderr, then ``name<TAB>value<TAB>unit`` lines (bench/run_all.py collects them).
 
 Usage: nice -n 10 .venv/bin/python bench/levels.py [--games 8] [--seed 1] [--jobs 2] [--slack 3]
-[--pairs expert:strong,...] [--variant x=expert:endgame=0] [--log FILE | --from-log FILE]
+[--pairs expert:strong,...] [--variant x=expert:endgame=0] [--leaves old=FILE] [--log FILE | --from-log FILE]
 (think times are wall-clock per move: on a loaded machine they rise, and ``--slack`` raises the caps).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import json
 import math
@@ -34,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from relay.bots.equity import Position  # noqa: E402
+from relay.bots.leaves import LeaveModel  # noqa: E402
 from relay.bots.levels import LEVELS, Level  # noqa: E402
 from relay.bots.player import DEFAULT_BUDGET_SECONDS, ENDGAME_SECONDS, MoveGenDriver  # noqa: E402
 from relay.bots.selfplay import Decision, GameRecord, Policy, play_game  # noqa: E402
@@ -118,16 +120,31 @@ def mean_ci(xs: list[float]) -> tuple[float, float, float]:
 _POLICIES: dict[str, Policy] = {}
 
 
-def _init_worker(names: list[str], variants: list[str], slack: float = 1.0) -> None:
+def _expert_with(driver: MoveGenDriver, level: Level) -> Policy:
+    def choose(pos: Position, rng: random.Random) -> Decision:
+        return driver.decide(pos, level, rng)
+
+    return choose
+
+
+def _init_worker(
+    names: list[str], variants: list[str], slack: float = 1.0, leaves: list[str] | None = None
+) -> None:
     VARIANTS.update(parse_variant(v) for v in variants)
     driver = MoveGenDriver(
         budget_seconds=DEFAULT_BUDGET_SECONDS * slack, endgame_seconds=ENDGAME_SECONDS * slack
     )
     _POLICIES.update(policies(driver))
+    for spec in leaves or []:
+        # ``name=PATH``: the expert with another leave file, under its own name (same graphs, same budgets).
+        name, _, path = spec.partition("=")
+        other = copy.copy(driver)
+        other._leaves = LeaveModel.load(Path(path))
+        _POLICIES[name] = _expert_with(other, dataclasses.replace(LEVELS["expert"], name=name))
     for n in names:
-        level = LEVELS.get(n) or VARIANTS.get(n)
-        if level is not None:
-            driver.graph_for(level)
+        known = LEVELS.get(n) or VARIANTS.get(n)
+        if known is not None:
+            driver.graph_for(known)
 
 
 def _play(
@@ -159,6 +176,12 @@ def main() -> int:
         action="append",
         default=[],
         help="name=level:field=value:... a changed level to pair by its name (e.g. x=expert:endgame=0)",
+    )
+    parser.add_argument(
+        "--leaves",
+        action="append",
+        default=[],
+        help="name=PATH: the expert with another leave file, paired by that name (e.g. old=leaves.json)",
     )
     parser.add_argument(
         "--log", type=Path, help="append one JSON line per finished game (a stopped run keeps its games)"
@@ -201,13 +224,13 @@ def main() -> int:
         done = (tuple(item) for item in logged)  # type: ignore[misc]
         pairs = list(dict.fromkeys((item[0], item[1]) for item in logged))
     elif workers == 1:
-        _init_worker(names, args.variant, args.slack)
+        _init_worker(names, args.variant, args.slack, args.leaves)
         done = map(_play, jobs)
     else:
         import multiprocessing
 
         pool = multiprocessing.get_context("fork").Pool(
-            workers, _init_worker, (names, args.variant, args.slack)
+            workers, _init_worker, (names, args.variant, args.slack, args.leaves)
         )
         done = pool.imap(_play, jobs, chunksize=1)
     log = args.log.open("a", encoding="utf-8") if args.log and not args.from_log else None

@@ -19,10 +19,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["LEAVES_FILE", "LeaveError", "LeaveModel", "default_model", "features"]
+__all__ = ["FEATURES", "FORMAT", "LEAVES_FILE", "LeaveError", "LeaveModel", "default_model", "features"]
 
 LEAVES_FILE: Final = Path(__file__).with_name("leaves.json")
-FORMAT: Final = 2
+FORMAT: Final = 3
 
 
 class LeaveError(ValueError):
@@ -35,14 +35,23 @@ VOWELS: Final = frozenset("AEIOUY")
 
 
 def features(leave: str) -> list[tuple[str, int]]:
-    """The active features of ``leave`` with their counts: ``"B21"`` (two vowels and one consonant kept,
-    blanks aside: the rack's balance, which also carries the size's own term), ``"1X"`` (X kept), ``"2X"``
-    (extra copies of X; a blank counts once per copy in ``"1?"`` instead), ``"PXY"`` (X and Y kept together,
-    X < Y)."""
+    """The active features of ``leave`` with their counts: ``"B21"`` (two vowels and one consonant kept: the
+    rack's balance, which also carries the size's own term), ``"1X"`` (X kept), ``"2X"`` (extra copies of X; a
+    blank counts once per copy in ``"1?"`` instead), ``"PXY"`` (X and Y kept together, X < Y).
+
+    A blank is a wildcard in the balance: each one counts on the side the leave is short of (a consonant when
+    both are even). Format 2 left blanks out of the balance, so a blank-only leave had a balance term of its
+    own (``B00``) that absorbed most of the blank's value and ``?S`` came out worth far less than ``?``."""
     counts = Counter(leave)
     kinds = sorted(counts)
     vowels = sum(n for k, n in counts.items() if k in VOWELS)
-    consonants = len(leave) - vowels - counts.get("?", 0)
+    blanks = counts.get("?", 0)
+    consonants = len(leave) - vowels - blanks
+    for _ in range(blanks):
+        if vowels < consonants:
+            vowels += 1
+        else:
+            consonants += 1
     out: list[tuple[str, int]] = [(f"B{vowels}{consonants}", 1)]
     for k in kinds:
         if k == "?":
@@ -59,12 +68,34 @@ def features(leave: str) -> list[tuple[str, int]]:
     return out
 
 
+def features_format2(leave: str) -> list[tuple[str, int]]:
+    """The features of format-2 leave files: as :func:`features`, but blanks left out of the balance (so a
+    blank-only leave had a balance term of its own, ``B00``). Kept to read and compare those files."""
+    counts = Counter(leave)
+    vowels = sum(n for k, n in counts.items() if k in VOWELS)
+    consonants = len(leave) - vowels - counts.get("?", 0)
+    return [(f"B{vowels}{consonants}", 1), *features(leave)[1:]]
+
+
+# Each format's weights belong to its own features: a file is read with the features it was fitted with.
+FEATURES: Final = {2: features_format2, FORMAT: features}
+
+
 class LeaveModel:
     """Leave values from fitted per-feature weights (see the module docstring). Read-only once made."""
 
-    def __init__(self, weights: dict[str, float], meta: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, weights: dict[str, float], meta: dict[str, Any] | None = None, *, format: int = FORMAT
+    ) -> None:
+        """Raises LeaveError if ``format`` is not one of :data:`FEATURES`."""
+        if format not in FEATURES:
+            raise LeaveError(
+                f"leave format {format!r} is unknown (this code reads formats {sorted(FEATURES)})"
+            )
         self.weights = dict(weights)
         self.meta = dict(meta or {})
+        self.format = format
+        self._features = FEATURES[format]
         self._cache: dict[str, float] = {}
 
     def value(self, leave: str) -> float:
@@ -75,32 +106,34 @@ class LeaveModel:
         cached = self._cache.get(key)
         if cached is None:
             w = self.weights
-            cached = sum(w.get(name, 0.0) * n for name, n in features(key))
+            cached = sum(w.get(name, 0.0) * n for name, n in self._features(key))
             if len(self._cache) < 200_000:
                 self._cache[key] = cached
         return cached
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "format": FORMAT,
+            "format": self.format,
             **self.meta,
             "weights": {k: round(v, 3) for k, v in sorted(self.weights.items())},
         }
 
     @classmethod
     def from_json(cls, data: Any) -> LeaveModel:
-        """Raises LeaveError for anything but a format-2 leave file."""
-        if (
-            not isinstance(data, dict)
-            or data.get("format") != FORMAT
-            or not isinstance(data.get("weights"), dict)
-        ):
-            raise LeaveError("the leave file is not a format-2 leave table")
+        """Raises LeaveError for anything but a leave file of a format in :data:`FEATURES` (the current one,
+        or format 2, read with its own features; an unknown format's weights would compose wrong values)."""
+        if not isinstance(data, dict) or not isinstance(data.get("weights"), dict):
+            raise LeaveError(f"the leave file is not a format-{FORMAT} leave table")
+        if data.get("format") not in FEATURES:
+            raise LeaveError(
+                f"the leave file is format {data.get('format')!r}, this code reads formats "
+                f"{sorted(FEATURES)} (refit it: python -m relay.bots.train_leaves)"
+            )
         weights = data["weights"]
         if not all(isinstance(k, str) and isinstance(v, int | float) for k, v in weights.items()):
             raise LeaveError("the leave file's weights must map feature names to numbers")
         meta = {k: v for k, v in data.items() if k not in ("format", "weights")}
-        return cls({k: float(v) for k, v in weights.items()}, meta)
+        return cls({k: float(v) for k, v in weights.items()}, meta, format=data["format"])
 
     @classmethod
     def load(cls, path: Path = LEAVES_FILE) -> LeaveModel:

@@ -148,7 +148,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (at most 2)")
     parser.add_argument("--lexicon", default="fr")
     parser.add_argument("--out", type=Path, default=LEAVES_FILE)
+    parser.add_argument(
+        "--samples", type=Path, help="also write the raw (leave, worth) samples there (JSON), to refit later"
+    )
+    parser.add_argument(
+        "--from-samples", type=Path, help="refit from a --samples file instead of playing (keeps its record)"
+    )
     args = parser.parse_args(argv)
+    if args.from_samples:
+        saved = json.loads(args.from_samples.read_text(encoding="utf-8"))
+        samples = [(str(leave), float(y)) for leave, y in saved["samples"]]
+        return _write(args.out, LeaveModel(fit(samples), saved["meta"]))
     master = random.Random(args.seed)
     seeds = [master.getrandbits(64) for _ in range(args.games)]
     cpu0, wall0 = time.process_time(), time.monotonic()
@@ -172,21 +182,25 @@ def main(argv: list[str] | None = None) -> int:
         child_cpu = t.children_user + t.children_system
     weights = fit(data)
     cpu = time.process_time() - cpu0 + child_cpu
-    model = LeaveModel(
-        weights,
-        {
-            "seed": args.seed,
-            "lexicon": args.lexicon,
-            "games": args.games,
-            "samples": len(data),
-            "cpu_seconds": round(cpu, 1),
-            "wall_seconds": round(time.monotonic() - wall0, 1),
-            "command": " ".join(["python -m relay.bots.train_leaves", *_recorded(argv or sys.argv[1:])]),
-        },
-    )
-    args.out.write_text(json.dumps(model.to_json(), indent=0) + "\n", encoding="utf-8")
-    print(f"# {args.games} games, {len(data)} samples, {cpu:.0f} s CPU", file=sys.stderr)
-    for leave in ("?", "S", "E", "Q", "QU", "EE", "EEE", "ERS", "VWK", "AEINRS", "AEIOU", "BCDFG"):
+    meta = {
+        "seed": args.seed,
+        "lexicon": args.lexicon,
+        "games": args.games,
+        "samples": len(data),
+        "cpu_seconds": round(cpu, 1),
+        "wall_seconds": round(time.monotonic() - wall0, 1),
+        "command": " ".join(["python -m relay.bots.train_leaves", *_recorded(argv or sys.argv[1:])]),
+    }
+    if args.samples:
+        args.samples.write_text(json.dumps({"meta": meta, "samples": data}) + "\n", encoding="utf-8")
+    return _write(args.out, LeaveModel(weights, meta))
+
+
+def _write(out: Path, model: LeaveModel) -> int:
+    out.write_text(json.dumps(model.to_json(), indent=0) + "\n", encoding="utf-8")
+    m = model.meta
+    print(f"# {m['games']} games, {m['samples']} samples, {m['cpu_seconds']:.0f} s CPU", file=sys.stderr)
+    for leave in ("?", "S", "?S", "E", "Q", "QU", "EE", "EEE", "ERS", "VWK", "AEINRS", "AEIOU", "BCDFG"):
         print(f"# {leave}: {model.value(leave):+.1f}", file=sys.stderr)
     return 0
 

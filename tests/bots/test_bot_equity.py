@@ -13,7 +13,7 @@ from engine.board import Board
 from engine.moves import Tile
 from relay.bots.equity import Position, exchanges, rank, unseen_tiles
 from relay.bots.graph import WordGraph
-from relay.bots.leaves import LEAVES_FILE, LeaveError, LeaveModel, default_model
+from relay.bots.leaves import FORMAT, LEAVES_FILE, LeaveError, LeaveModel, default_model, features
 from relay.bots.levels import LEVELS
 from relay.bots.movegen import Candidate, generate
 from relay.bots.player import MoveGenDriver
@@ -42,6 +42,36 @@ def test_a_broken_leave_file_is_refused_with_a_code(tmp_path) -> None:  # type: 
     with pytest.raises(LeaveError) as err:
         LeaveModel.load(bad)
     assert err.value.code == "bad_leaves"
+
+
+def test_a_blank_counts_in_the_balance_as_the_side_the_leave_lacks() -> None:
+    def balance(leave: str) -> str:
+        return features(leave)[0][0]
+
+    # A blank-only leave has no balance term of its own (format 2's B00 soaked up most of the blank's
+    # value there, so ?S was worth far less than ? alone).
+    assert balance("?") == balance("S") and balance("??") == balance("ES")
+    assert balance("?S") == balance("ES") and balance("?E") == balance("ES")
+    assert balance("?AE") == balance("AES") and balance("?RST") == balance("ERST")
+    for size in range(1, 7):
+        for blanks in range(0, min(size, 2) + 1):
+            for vowels in range(size - blanks + 1):
+                leave = "?" * blanks + "A" * vowels + "T" * (size - blanks - vowels)
+                name = balance(leave)
+                assert int(name[1]) + int(name[2]) == size, leave
+
+
+def test_leave_files_of_format_2_are_read_with_their_own_features_and_others_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    weights = {"B00": 20.0, "B01": 1.0, "B11": 2.0, "1?": 5.0, "1S": 3.0}
+    old = LeaveModel.from_json({"format": 2, "weights": weights})
+    assert old.value("?") == 25.0 and old.value("?S") == 5.0 + 3.0 + 1.0  # blanks aside in the balance
+    new = LeaveModel.from_json({"format": FORMAT, "weights": weights})
+    assert new.value("?") == 5.0 + 1.0 and new.value("?S") == 5.0 + 3.0 + 2.0
+    assert new.to_json()["format"] == FORMAT == 3 and old.to_json()["format"] == 2
+    bad = tmp_path / "leaves.json"
+    bad.write_text('{"format": 1, "weights": {"B0": 1.0}}')
+    with pytest.raises(LeaveError, match="format 1, this code reads formats"):
+        LeaveModel.load(bad)
 
 
 def pos(rack: str, bag: int, board: Board | None = None) -> Position:
