@@ -195,3 +195,26 @@ def test_the_leave_fit_recovers_tile_values_and_synergies_from_noisy_samples() -
     for leave in ("?", "S", "Q", "QU", "EE", "?S", "AEQ"):
         assert model.value(leave) == pytest.approx(truth(leave), abs=2.5), leave
     assert model.value("QU") > model.value("Q") + 6
+
+
+def test_leave_training_also_measures_made_up_leaves_holding_a_blank_when_asked() -> None:
+    from relay.bots.graph import build_graph
+    from relay.bots.train_leaves import Collector
+
+    graph = build_graph(["LES", "SEL", "ELLES", "SALE", "ALES", "TALES", "STELE"])
+    board = Board.empty("lexio")
+    unseen = unseen_tiles(board.variant, board, "AELLSTE")
+
+    def turn(share: float) -> list[tuple[str, float]]:
+        seat = Collector(graph, random.Random(1), share, random.Random(2))
+        seat.pending = "LE"  # what it kept last turn
+        seat(pos("AELLSTE", 80), random.Random(3))
+        return seat.samples
+
+    plain = turn(0.0)
+    assert [leave for leave, _ in plain] == ["LE"]
+    made = turn(1.0)
+    assert made[0] == plain[0] and len(made) == 2
+    leave, _ = made[1]
+    assert leave.startswith("?") and 1 <= len(leave) <= 6
+    assert all(leave[1:].count(t) <= (unseen + "AELLSTE").count(t) for t in set(leave[1:]))
