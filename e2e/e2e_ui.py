@@ -18,7 +18,7 @@ from e2e_plan import Planner, features
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
 import engine
-from relay.testing import RelayProcess, free_port
+from relay.process import RelayProcess, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "web" / "dist"

@@ -22,7 +22,7 @@ import aiohttp
 import psycopg
 from relaykit import Player, write_short_lexicon
 
-from relay.testing import HOST, RelayProcess, free_port
+from relay.process import HOST, RelayProcess, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -63,7 +63,7 @@ class FakeClock:
 
 
 class Address(Protocol):
-    """Where a relay answers: an in-process :class:`RunningRelay` or a ``relay.testing.RelayProcess``."""
+    """Where a relay answers: an in-process :class:`RunningRelay` or a ``relay.process.RelayProcess``."""
 
     @property
     def url(self) -> str: ...

@@ -22,7 +22,7 @@ import pytest
 from relaykit import write_short_lexicon
 from test_relay_sockets import KEY, client_frame
 
-from relay.testing import RelayProcess
+from relay.process import RelayProcess
 
 REPO = Path(__file__).resolve().parents[2]
 SOCKETS = 100
