@@ -88,11 +88,13 @@ class Relay:
     def stop(self) -> None:
         self.proc.stop(10)
 
-    def create_table(self, turn_seconds: int = 120, public: bool = False) -> str:
-
+    def create_table(self, turn_seconds: int = 120, public: bool = False, variant: str | None = None) -> str:
+        body: dict[str, object] = {"turn_seconds": turn_seconds, "public": public}
+        if variant is not None:
+            body["variant"] = variant
         req = urllib.request.Request(
             self.url + "/api/tables",
-            data=json.dumps({"turn_seconds": turn_seconds, "public": public}).encode(),
+            data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json"},
             method="POST",
         )

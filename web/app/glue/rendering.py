@@ -18,13 +18,15 @@ class Rendering:
         s, tr = self.state, self.tr
         now = self.local_now()
         self.observe_turn(now)
-        # The turn's sound and notifications matter at a table only.
-        at_table = s.table_id is not None and self.replay is None and not s.demo
+        # The turn's sound and notifications matter at a table only, once joined (seated or watching): not on
+        # its invitation, where nobody's turn concerns the visitor yet.
+        at_table = s.table_id is not None and s.view is not None and self.replay is None and not s.demo
         extra = sound_button(self.signals, tr) + notify_button(self.notify_perm, tr) if at_table else ""
         self.write("hdr", render.shell_header(s, tr, extra))
         self.write("banner", render.banner(s, tr, now))
         screen = "replay" if self.replay is not None else s.screen
-        key = f"{screen}:{tr.lang}"
+        # The table's skeleton is sized for its board (13 columns, or 15 for classic).
+        key = f"{screen}:{tr.lang}" + (f":{s.variant.width}" if screen == "table" else "")
         if key != self.screen_key:
             self.cache = {k: v for k, v in self.cache.items() if k in ("hdr", "banner")}
             self.cells = {}
@@ -32,8 +34,8 @@ class Rendering:
         if screen == "replay":
             self.render_replay(key)
         elif screen == "table":
-            if key != self.screen_key:  # the skeleton depends on the language only
-                self.write("main", render.table_skeleton(tr))
+            if key != self.screen_key:  # the skeleton depends on the language and the board's width
+                self.write("main", render.table_skeleton(tr, s.variant.width))
             self.render_table(now)
         elif screen == "home":
             self.write("main", render.home(s, tr))
@@ -61,6 +63,11 @@ class Rendering:
         self.write("dialog-root", render.dialog(s, tr))
         if s.dialog:
             self.patch["focus"] = "modal"
+        # At the table and cut off from the relay: the page gives its message a line of its own (lexio.css).
+        cut_off = "1" if screen == "table" and s.cut_off else "0"
+        if self.cache.get("main[data-cut-off]") != cut_off:
+            self.cache["main[data-cut-off]"] = cut_off
+            self.patch.setdefault("a", []).append(["main", "data-cut-off", cut_off])
         self.send_patch()
 
     def render_table(self, now: int) -> None:
