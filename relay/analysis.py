@@ -2,7 +2,8 @@
 
 The analysis itself (:func:`relay.bots.analysis.analyse_seat`) replays the journal and asks the ``expert``
 level about every move of the seat: seconds of CPU, so it runs in a worker thread, never on the event loop.
-It is computed at most once per seat and kept with the table (``Table.analyses``); the seat is served once,
+It is computed at most once per seat and kept with the table (``Table.analyses``), the claim recorded in the
+journal (``analyses``: it outlives the table's memory, a restart and a takeover); the seat is served once,
 on its socket (:func:`serve_analysis`, the end screen) or over HTTP with its seat token
 (:func:`analysis_by_token`, ``POST /api/tables/{id}/analysis``: the replay viewer, which holds no socket).
 The browser keeps what it was served (web/app/analysis_store.py): the analysis stays private to the seat.
@@ -14,11 +15,13 @@ import asyncio
 import functools
 import hmac
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from relay.tables import Conn, Referee, RelayError, Table, dumps, hash_token
 
 __all__ = ["HTTP_STATUS", "analysis_by_token", "serve_analysis"]
+
+T = TypeVar("T")
 
 # The HTTP status of each refusal of POST /api/tables/{id}/analysis.
 HTTP_STATUS = {
@@ -35,7 +38,8 @@ async def serve_analysis(referee: Referee, table: Table, conn: Conn, msg_id: str
 
     Raises RelayError ``not_a_seat`` (a spectator), ``not_ended`` (the game is not over),
     ``analysis_used`` (this seat already had its analysis), ``analysis_unavailable`` (no move generator on
-    this relay, or it failed).
+    this relay, or it failed); StoreError / sqlite3.Error / JournalUnavailable if the journal refuses the
+    claim.
     """
     seat = conn.seat
     if seat is None:
@@ -50,8 +54,8 @@ async def analysis_by_token(referee: Referee, table_id: str, token: str) -> tupl
     """The seat holding ``token`` at the ended table ``table_id``, and the analysis of its moves (once).
 
     Raises RelayError ``table_not_found``, ``bad_token`` (the token holds no seat there), ``not_ended``,
-    ``analysis_used``, ``analysis_unavailable`` (as :func:`serve_analysis`); StoreError / sqlite3.Error if
-    the journal cannot be read."""
+    ``analysis_used``, ``analysis_unavailable`` (as :func:`serve_analysis`); StoreError / sqlite3.Error /
+    JournalUnavailable if the journal cannot be read or refuses the claim."""
     # In memory while it is computed (a finished table is revived from its journal, as a rejoin does).
     table = referee.revive(table_id) or referee.read_table(table_id)
     if table is None:
@@ -87,6 +91,11 @@ async def _analyse_once(referee: Referee, table: Table, seat: int) -> Any:
             job = functools.partial(analyse_seat, state, seat, bot)
         else:
             raise RelayError("analysis_unavailable", "this relay cannot analyse games")
+        # Claimed in the journal too: the table's memory is freed once nobody is connected (and a restart
+        # or another node revives it without ``analyses``), the seat's one analysis must outlive that.
+        if not await _journal(referee, referee.store.claim_analysis, table.id, seat, referee.now_ms()):
+            table.analyses[seat] = None
+            raise RelayError("analysis_used", "this seat already had the analysis of its moves")
         table.analyses[seat] = None  # claimed: a second request is refused even while this one computes
     try:
         # The default driver's worker processes (awaited on the loop), or a worker thread: never the loop.
@@ -96,6 +105,15 @@ async def _analyse_once(referee: Referee, table: Table, seat: int) -> Any:
             moves = await asyncio.get_running_loop().run_in_executor(None, job)
     except Exception as exc:
         table.analyses.pop(seat, None)  # not served: the seat may ask again
+        await _journal(referee, referee.store.release_analysis, table.id, seat)
         raise RelayError("analysis_unavailable", f"the analysis failed: {type(exc).__name__}") from exc
     table.analyses[seat] = moves
     return moves
+
+
+async def _journal(referee: Referee, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on the journal: a worker thread for PostgreSQL (cluster mode), in place for SQLite
+    (its calls are short and share the loop's connection)."""
+    if referee.cluster is not None:
+        return await referee.cluster.call(fn, *args)
+    return fn(*args)

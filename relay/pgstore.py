@@ -95,6 +95,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (table_id, seq)
         )""",
     ),
+    # Version 5: each seat's one post-game analysis (relay/analysis.py), claimed durably.
+    (
+        """CREATE TABLE analyses (
+            table_id TEXT NOT NULL,
+            seat INTEGER NOT NULL,
+            claimed_ms BIGINT NOT NULL,
+            PRIMARY KEY (table_id, seat)
+        )""",
+    ),
 )
 # A node whose heartbeat is older than this is dead: its tables may be claimed by another.
 DEAD_AFTER_SECONDS = 3.0
@@ -439,6 +448,22 @@ class PostgresStore:
         with self._transaction() as conn:
             row = conn.execute(_REMATCH_SELECT + " WHERE new_id = %s", (new_id,)).fetchone()
         return _rematch_row(row) if row else None
+
+    # -- post-game analysis (relay/analysis.py)
+    def claim_analysis(self, table_id: str, seat: int, now_ms: int) -> bool:
+        """Record that ``seat`` of ``table_id`` is served its analysis; False if it already was."""
+        with self._transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO analyses (table_id, seat, claimed_ms) VALUES (%s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (table_id, seat, now_ms),
+            )
+            return cur.rowcount == 1
+
+    def release_analysis(self, table_id: str, seat: int) -> None:
+        """Undo :meth:`claim_analysis` (the analysis failed and was not served)."""
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM analyses WHERE table_id = %s AND seat = %s", (table_id, seat))
 
     # -- table chat (relay/chat.py): beside the journal, never in it
     def add_chat(

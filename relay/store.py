@@ -66,6 +66,12 @@ CREATE TABLE IF NOT EXISTS frames (
     answer TEXT NOT NULL,
     PRIMARY KEY (table_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS analyses (
+    table_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    claimed_ms INTEGER NOT NULL,
+    PRIMARY KEY (table_id, seat)
+) WITHOUT ROWID;
 """
 
 # Versioned schema. SCHEMA above is version 1, the baseline: written IF NOT EXISTS and run at every open, so a
@@ -294,6 +300,19 @@ class Store:
         """The link that created ``new_id`` as a rematch, if it was one."""
         row = self._db.execute(_REMATCH_SELECT + " WHERE new_id = ?", (new_id,)).fetchone()
         return _rematch_row(row) if row else None
+
+    # -- post-game analysis (relay/analysis.py): one per seat, so the claim outlives the table's memory
+    def claim_analysis(self, table_id: str, seat: int, now_ms: int) -> bool:
+        """Record that ``seat`` of ``table_id`` is served its analysis; False if it already was."""
+        cur = self._db.execute(
+            "INSERT OR IGNORE INTO analyses (table_id, seat, claimed_ms) VALUES (?, ?, ?)",
+            (table_id, seat, now_ms),
+        )
+        return cur.rowcount == 1
+
+    def release_analysis(self, table_id: str, seat: int) -> None:
+        """Undo :meth:`claim_analysis` (the analysis failed and was not served)."""
+        self._db.execute("DELETE FROM analyses WHERE table_id = ? AND seat = ?", (table_id, seat))
 
     # -- table chat (relay/chat.py): beside the journal, never in it (a message changes no game state)
     def add_chat(

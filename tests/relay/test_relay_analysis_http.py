@@ -56,6 +56,37 @@ async def test_a_seat_gets_its_analysis_by_token_once_and_nobody_else_does(
         await relay.stop()
 
 
+async def test_a_seats_one_analysis_outlives_the_tables_memory_and_a_restart(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    relay = await start_relay(tmp_path, bot_driver=MoveGenDriver(short_wordlist()))
+    try:
+        table_id, players = await seated_game(session, relay)
+        p0, p1 = players
+        await pass_to_end(players)
+        for p in players:
+            await p.close()
+        url = f"{relay.url}/api/tables/{table_id}/analysis"
+        async with session.post(url, json={"token": p0.token}, timeout=aiohttp.ClientTimeout(60)) as r:
+            assert r.status == 200, await r.text()
+        # Nobody is connected to the ended table: the collector frees its memory, as it does every tick.
+        relay.referee._collect(relay.referee.now_ms())
+        assert relay.referee.get(table_id) is None
+        async with session.post(url, json={"token": p0.token}) as r:
+            assert r.status == 409 and (await r.json())["code"] == "analysis_used"
+    finally:
+        await relay.stop()
+    relay = await start_relay(tmp_path, bot_driver=MoveGenDriver(short_wordlist()))
+    try:
+        url = f"{relay.url}/api/tables/{table_id}/analysis"
+        async with session.post(url, json={"token": p0.token}) as r:
+            assert r.status == 409 and (await r.json())["code"] == "analysis_used"
+        async with session.post(url, json={"token": p1.token}, timeout=aiohttp.ClientTimeout(60)) as r:
+            assert r.status == 200 and (await r.json())["seat"] == 1
+    finally:
+        await relay.stop()
+
+
 async def test_the_record_names_its_table_in_a_gcg_id_pragma(
     tmp_path: Path, session: aiohttp.ClientSession
 ) -> None:

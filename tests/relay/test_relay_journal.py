@@ -76,6 +76,17 @@ def test_both_journals_implement_the_interface_and_the_url_picks_postgresql(back
         journal.close()
 
 
+def test_a_seats_analysis_is_claimed_once_durably_and_a_failed_one_released(open_store: Opener) -> None:
+    store = open_store()
+    assert store.claim_analysis("t1", 0, 1000)
+    assert not store.claim_analysis("t1", 0, 2000)
+    assert store.claim_analysis("t1", 1, 1000) and store.claim_analysis("t2", 0, 1000)
+    again = open_store()  # a restart, or another node
+    assert not again.claim_analysis("t1", 0, 3000)
+    again.release_analysis("t1", 1)
+    assert store.claim_analysis("t1", 1, 4000)
+
+
 def test_events_survive_reopening(open_store: Opener) -> None:
     store = open_store()
     store.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"type": "table_created"}])
