@@ -222,6 +222,13 @@ class Player:
 
 
 # -- game set-up and moves, through the UI ---------------------------------------------------------
+def box(page: Page, selector: str) -> dict[str, float]:
+    """The bounding box of the first element matching ``selector`` (it must be rendered)."""
+    b = page.locator(selector).first.bounding_box()
+    assert b is not None, selector
+    return b
+
+
 def seat(people: list[Player], relay_url: str, table_id: str, *, start: bool = True) -> None:
     """Each person opens the table link in turn (arrival order = list order); the first one starts."""
     for i, p in enumerate(people):

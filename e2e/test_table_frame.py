@@ -5,16 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from e2e_ui import Player, Relay, seat
-from playwright.sync_api import Page, expect
+from e2e_ui import Player, Relay, box, seat
+from playwright.sync_api import expect
 
 SIZES = ((375, 667), (1280, 800))
-
-
-def _box(page: Page, selector: str) -> dict[str, float]:
-    box = page.locator(selector).first.bounding_box()
-    assert box is not None, selector
-    return box
 
 
 def test_the_invitation_shows_no_sound_or_notify_switch_until_the_visitor_joins(
@@ -45,13 +39,13 @@ def test_the_table_screen_sizes_its_board_column_for_the_classic_boards_fifteen_
     for p, (width, _) in ((alice, SIZES[1]), (bob, SIZES[0])):
         page = p.page
         expect(page.locator("#board .brow").first.locator(".sq")).to_have_count(15)
-        board = _box(page, "#board")
+        board = box(page, "#board")
         assert board["x"] >= 0 and board["x"] + board["width"] <= width, (width, board)  # no overflow
         if width >= 900:
             # The board stays in its column: it neither runs under the side column nor is cut.
-            side = _box(page, ".col-side")
+            side = box(page, ".col-side")
             assert board["x"] + board["width"] <= side["x"], (board, side)
-            status = _box(page, "#t-status")
+            status = box(page, "#t-status")
             assert board["x"] + board["width"] <= status["x"] + status["width"] + 0.5, (board, status)
         p.shot(f"181-classic-table-{width}")
 
