@@ -20,6 +20,10 @@ Output: ``#`` commentary, then ``name<TAB>value<TAB>unit`` lines (as every bench
 
     python bench/cluster.py                              # default: 40 tables, 10 kills; 500 tables load
     python bench/cluster.py --kills 3 --load-tables 0    # quick: takeover only
+    python bench/cluster.py --kills 0 --load-relays 1    # throughput only, one relay
+    python bench/cluster.py --kills 0 --load-tables 0 --sweep 100,200,300   # one relay at each count
+    python bench/cluster.py --kills 0 --profile DIR      # py-spy each relay and load process (raw stacks;
+                                                         # bench/pyspy_top.py DIR/load1-t500-n1.txt sums them)
 """
 
 from __future__ import annotations
@@ -558,9 +562,87 @@ def front_downs(cluster: Cluster) -> int:
     return sum(int(row.get("chkdown") or 0) for row in cluster.front.server_stats().values())
 
 
-async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[str, Any, str]]:
+def start_profilers(args: argparse.Namespace, nodes: int, cluster: Cluster, workers: list[Any]) -> list[Any]:
+    """``--profile DIR``: py-spy samples each relay and load process over the measured window (raw
+    collapsed stacks, DIR/load{nodes}-t{tables}-{name}.txt; summarise with bench/pyspy_top.py)."""
+    import subprocess
+
+    if not args.profile:
+        return []
+    spy = shutil.which("py-spy") or args.py_spy
+    out = Path(args.profile)
+    out.mkdir(parents=True, exist_ok=True)
+    targets = [(n.name, n.pid) for n in cluster.nodes] + [
+        (f"client{i}", w.pid) for i, w in enumerate(workers)
+    ]
+    return [
+        subprocess.Popen(
+            [
+                spy,
+                "record",
+                "-p",
+                str(pid),
+                "-d",
+                str(int(args.load_duration)),
+                "-r",
+                "50",
+                "-f",
+                "raw",
+                "-o",
+                str(out / f"load{nodes}-t{args.load_tables}-{name}.txt"),
+                "--threads",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name, pid in targets
+    ]
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds of process ``root`` and its live descendants (a server: PostgreSQL's postmaster and
+    backends, HAProxy), from /proc."""
+    procs: dict[int, tuple[int, int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            procs[int(stat.parent.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+        except (OSError, IndexError, ValueError):
+            continue
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += procs.get(pid, (0, 0))[1]
+        todo += children.get(pid, [])
+    return total / relay_load.CLK_TCK
+
+
+def servers_cpu(cluster: Cluster) -> dict[str, float]:
+    out = {}
+    for name, server in (("postgres", cluster.pg), ("haproxy", cluster.front), ("redis", cluster.redis)):
+        proc = getattr(server, "proc", None)
+        out[name] = tree_cpu_seconds(proc.pid) if proc is not None else 0.0
+    return out
+
+
+async def relay_histograms(cluster: Cluster) -> dict[float, int]:
+    """The relays' /metrics histograms (relay_load.scrape_histogram's keys), summed over the relays."""
+    out: dict[float, int] = {}
+    async with aiohttp.ClientSession() as session:
+        for n in cluster.nodes:
+            for k, v in (await relay_load.scrape_histogram(session, n.url)).items():
+                out[k] = out.get(k, 0) + v
+    return out
+
+
+async def load(
+    args: argparse.Namespace, tmp: Path, nodes: int, prefix: str = ""
+) -> list[tuple[str, Any, str]]:
     """bench/relay_load.py's load client, through HAProxy, against ``nodes`` relays."""
-    work = tmp / f"load{nodes}"
+    work = tmp / f"{prefix}load{nodes}"
     work.mkdir()
     cluster = Cluster(work, nodes, check_fall=args.load_check_fall)
     ctx = mp.get_context("spawn")
@@ -614,6 +696,9 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
             ]
         setup_s = time.perf_counter() - t_setup
         await asyncio.sleep(2.0)
+        spies = start_profilers(args, nodes, cluster, workers)
+        hist0 = await relay_histograms(cluster)
+        servers0 = servers_cpu(cluster)
         cpu0 = {n.name: relay_load.proc_cpu_seconds(n.pid) for n in cluster.nodes}
         wait0 = {n.name: relay_load.proc_runqueue_wait_s(n.pid) for n in cluster.nodes}
         measure_evt.set()
@@ -621,18 +706,25 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         await asyncio.sleep(args.load_duration)
         stop_evt.set()
         elapsed = time.perf_counter() - t0
+        load_avg = os.getloadavg()
+        hist1 = await relay_histograms(cluster)
+        servers = {k: v - servers0[k] for k, v in servers_cpu(cluster).items()}
+        client_cpu = 0.0
         cpu = sum(relay_load.proc_cpu_seconds(n.pid) - cpu0[n.name] for n in cluster.nodes)
         waited = sum(relay_load.proc_runqueue_wait_s(n.pid) - wait0[n.name] for n in cluster.nodes)
         lat: list[float] = []
         actions = errors = 0
         for _ in workers:
-            lats, n_actions, n_errors, _games, _ccpu = await loop.run_in_executor(None, result_q.get)
+            lats, n_actions, n_errors, _games, ccpu = await loop.run_in_executor(None, result_q.get)
+            client_cpu += ccpu
             lat.extend(lats)
             actions += n_actions
             errors += n_errors
         for w in workers:
             w.join(15)
         downs = front_downs(cluster)
+        for spy in spies:
+            await asyncio.to_thread(spy.wait, 30)
         probing.cancel()
         report_probes(probes, t_setup)
     finally:
@@ -640,7 +732,7 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
             if w.is_alive():
                 w.kill()
         cluster.stop()
-    p = f"load{nodes}_"
+    p = f"{prefix}load{nodes}_"
     print(
         f"# load runs: HAProxy marks a relay down after {args.load_check_fall} failed checks "
         "(3 in the shipped config): failover is what the takeover part measures",
@@ -659,12 +751,40 @@ async def load(args: argparse.Namespace, tmp: Path, nodes: int) -> list[tuple[st
         (p + "action_ack_p99", round(percentile(lat, 0.99) * 1000, 2), "ms"),
         (p + "action_ack_max", round(max(lat) * 1000, 2) if lat else float("nan"), "ms"),
         (p + "errors", errors, "frames"),
+        (
+            p + "relay_side_p99_le",
+            relay_load.histogram_quantile(hist0, hist1, 0.99) * 1000,
+            "ms (bucket bound; frame read -> ack queued, all relays)",
+        ),
+        (
+            p + "relay_loop_lag_p99_le",
+            round(relay_load.lag_quantile(hist0, hist1, 0.99) * 1000, 3),
+            "ms (bucket bound; event-loop stalls, all relays)",
+        ),
+        (p + "relay_loop_lag_max_le", round(relay_load.lag_quantile(hist0, hist1, 1.0) * 1000, 3), "ms"),
+        (p + "relay_full_gc", hist1.get(-1.0, 0) - hist0.get(-1.0, 0), "collections in the window"),
+        (
+            p + "relay_full_gc_pause",
+            round((hist1.get(-2.0, 0) - hist0.get(-2.0, 0)) / 1000, 1),
+            "ms in all",
+        ),
+        (p + "relay_cpu_per_action", round(cpu / max(1, actions) * 1e6, 1), "us of relay CPU per action"),
         (p + "relay_cpu", round(cpu / elapsed * 100, 1), "% of one core (all relays)"),
         (
             p + "relay_runqueue_wait",
             round(waited / elapsed * 100, 1),
             "% of wall time, summed over the relays' threads, runnable but given no CPU (other load)",
         ),
+        (
+            p + "client_cpu",
+            round(client_cpu / elapsed * 100, 1),
+            f"% of one core ({len(workers)} load processes)",
+        ),
+        *(
+            (p + f"{name}_cpu", round(seconds / elapsed * 100, 1), "% of one core")
+            for name, seconds in servers.items()
+        ),
+        (p + "load_average", round(load_avg[0], 2), "1-minute load average at the end of the window"),
         (p + "seating_s", round(setup_s, 1), "s"),
         (p + "front_downs", downs, "relays marked down by HAProxy (each cuts its sockets)"),
     ]
@@ -687,13 +807,18 @@ async def run_all(args: argparse.Namespace, tmp: Path) -> int:
     if args.kills > 0:
         rows += await takeover(args, tmp)
     if args.load_tables > 0:
-        one = await load(args, tmp, 1)
-        three = await load(args, tmp, 3)
+        relays = [int(x) for x in args.load_relays.split(",") if x]
+        one = await load(args, tmp, 1) if 1 in relays else []
+        three = await load(args, tmp, 3) if 3 in relays else []
         rows += one + three
         p99 = {r[0]: r[1] for r in one + three}
         if "load1_action_ack_p99" in p99 and "load3_action_ack_p99" in p99:
             ratio = p99["load3_action_ack_p99"] / max(0.01, p99["load1_action_ack_p99"])
             rows.append(("load3_vs_load1_ack_p99", round(ratio, 2), "ratio (<= 1: three relays not slower)"))
+    for tables in (int(x) for x in args.sweep.split(",") if x):
+        # One relay at each table count: the most tables that still meet a latency target.
+        sweep = argparse.Namespace(**{**vars(args), "load_tables": tables})
+        rows += await load(sweep, tmp, 1, prefix=f"sweep{tables}_")
     print(
         f"# machine: load average {os.getloadavg()[0]:.2f} at the end, {time.monotonic() - t0:.0f} s in all"
     )
@@ -723,6 +848,14 @@ def main() -> int:
         "--load-check-fall", type=int, default=40, help="HAProxy's failed checks before DOWN in the load runs"
     )
     parser.add_argument("--seating-timeout", type=float, default=240.0, help="s to seat the load tables")
+    parser.add_argument("--load-relays", default="1,3", help="throughput runs to make: 1, 3 or 1,3 relays")
+    parser.add_argument(
+        "--sweep", default="", metavar="N,N,…", help="then one relay at each of these table counts"
+    )
+    parser.add_argument(
+        "--profile", metavar="DIR", help="py-spy record each relay and load process in the load windows"
+    )
+    parser.add_argument("--py-spy", default="py-spy", help="the py-spy executable for --profile")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory (relay logs)")
     args = parser.parse_args()
     # Thousands of sockets in the load generators (spawned children inherit the limit).

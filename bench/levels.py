@@ -2,11 +2,12 @@
 
 Pairings: each level against the one below (``beginner`` against a player choosing a uniformly random legal
 move), ``expert`` against a plain greedy player (top score, random tie-break), and ``beginner`` and
-``expert`` against themselves. Each deal is played twice with the seats swapped (paired games cancel most
-of the luck of the draw). For each pairing: the first level's win rate with its 95 % Wilson interval (ties
-count half), both mean scores, the mean spread with its 95 % interval, and the games ending by two rounds
-without a placement; per level: bingos per game and think time (median, p95, max, ms per move). Games go
-through :mod:`relay.bots.selfplay` (the game's rules over the move generator, no relay).
+``expert`` against themselves. Each deal is played twice with the seats swapped, and every pairing plays
+the same deals (paired games cancel most of the luck of the draw, and two variants paired with the same
+opponent meet the same deals). For each pairing: the first level's win rate with its 95 % Wilson interval
+(ties count half), both mean scores, the mean spread with its 95 % interval, and the games ending by two
+rounds without a placement; per level: bingos per game and think time (median, p95, max, ms per move).
+Games go through :mod:`relay.bots.selfplay` (the game's rules over the move generator, no relay).
 
 Prints a human table on stderr, then ``name<TAB>value<TAB>unit`` lines (bench/run_all.py collects them).
 
@@ -175,12 +176,17 @@ def main() -> int:
     names = sorted({n for pair in pairs for n in pair})
     jobs: list[tuple[str, str, int, bool]] = []
     rng = random.Random(args.seed)
+    # Every pairing plays the same deals (common random numbers): two variants paired with the same
+    # opponent differ by their play, not by their luck.
+    # A pairing listed twice plays the next deals the second time.
+    per = (args.games + 1) // 2
+    deals = [rng.getrandbits(64) for _ in range(per * max(pairs.count(p) for p in pairs))]
+    seen: dict[tuple[str, ...], int] = defaultdict(int)
     for a, b in pairs:
-        seed = 0
+        first = per * seen[(a, b)]
+        seen[(a, b)] += 1
         for g in range(args.games):
-            if g % 2 == 0:
-                seed = rng.getrandbits(64)
-            jobs.append((a, b, seed, g % 2 == 0))
+            jobs.append((a, b, deals[first + g // 2], g % 2 == 0))
     # Round-robin over the pairings: a run stopped early has games of every pairing.
     by_pair = [jobs[i * args.games : (i + 1) * args.games] for i in range(len(pairs))]
     jobs = [j for group in zip(*by_pair, strict=True) for j in group]

@@ -166,7 +166,10 @@ class Seat:
                 self.stats.actions += 1
             if kind != "ack":
                 self.stats.errors += 1
-        self.turn_seen.set()
+        # Wake the player only when it may have something to do (its turn, an answer, the game's state):
+        # waking 4 players on every frame cost the load client more CPU than reading the frames.
+        if kind != "event" or self.turn == self.seat or self.status != "playing":
+            self.turn_seen.set()
 
     def choose(self) -> dict[str, Any]:
         ch = self.rack[0] if self.rack else "?"
@@ -223,7 +226,8 @@ class Seat:
                     await self.send(self.choose())
             self.turn_seen.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.turn_seen.wait(), 1.0)
+                async with asyncio.timeout(1.0):  # no task per wait, unlike wait_for
+                    await self.turn_seen.wait()
 
 
 async def one_table(

@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from relay.groupcommit import Append, GroupCommit
 from relay.journal import JournalUnavailable
 from relay.logs import event as log_event
 from relay.pgstore import NotOwner, PostgresStore
@@ -88,6 +89,8 @@ class Ownership:
         self.draining = False
         self.offset_ms = 0
         self.executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="lexio-journal")
+        # Appends share transactions (relay/groupcommit.py), one in flight at a time.
+        self.commits = GroupCommit(store, self.executor)
         self._guard = threading.Lock()
         self._last_ok: float | None = None  # monotonic time the last successful heartbeat was sent
         self._lapsed = False  # a gap longer than stale_after between heartbeats: tables may have moved
@@ -326,18 +329,8 @@ class Ownership:
         if not self.healthy():
             self.drop(table, "cannot renew the heartbeat")
             raise JournalUnavailable(f"node {self.node_id} cannot renew its heartbeat: not acknowledging")
-        write = functools.partial(
-            self.store.append,
-            table.id,
-            first_seq,
-            rows,
-            status=status,
-            now_ms=now_ms,
-            epoch=epoch,
-            frame=frame,
-        )
         try:
-            await self._off_loop(write)
+            await self.commits.append(Append(table.id, first_seq, rows, status, now_ms, epoch, frame))
         except (StoreError, JournalUnavailable) as exc:
             # NotOwner: another node claimed it. Otherwise the commit's outcome may be unknown (connection
             # lost at COMMIT): this memory can no longer be trusted either way.

@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 import psycopg_pool
@@ -28,6 +28,9 @@ from psycopg import errors
 
 from relay.journal import JournalUnavailable, redact_url
 from relay.store import ChatRow, EventRow, FrameRow, RematchRow, StoreError, TableRow
+
+if TYPE_CHECKING:
+    from relay.groupcommit import Append
 
 # pg_advisory_xact_lock key held while migrating ("lexio" in ASCII).
 MIGRATION_LOCK = 0x6C6578696F
@@ -317,6 +320,56 @@ class PostgresStore:
         except errors.UniqueViolation as exc:
             raise StoreError(f"table {table_id}: seq {first_seq} already journaled") from exc
 
+    def append_many(self, items: Sequence[Append]) -> list[StoreError | None]:
+        """Several tables' appends (relay/groupcommit.py) in one transaction, each fenced at its own epoch
+        as :meth:`append` fences one: the tables' rows are locked (in id order) in that transaction, and each
+        append's rows are written only if its table is still this node's at its epoch. Returns, per item,
+        None (committed) or the NotOwner stale_epoch that refused it (nothing of it written); the others
+        commit. Raises StoreError if a seq is taken (nothing written, none of them), JournalUnavailable.
+        At most one append per table.
+
+        One round trip (pipeline mode): BEGIN, the locking SELECT, then the inserts and updates, each joined
+        with the locked rows on owner and epoch (so they need not wait for the SELECT's answer: nobody can
+        change those rows before the COMMIT), and COMMIT."""
+        node = self.node_id
+        ids = sorted({it.table_id for it in items})
+        events = [
+            (it.table_id, it.first_seq + i, _dumps(body), th, it.epoch)
+            for it in items
+            for i, (body, th) in enumerate(it.events)
+        ]
+        frames = [
+            (it.table_id, f.seq, f.who, f.frame_id, f.digest, _dumps(f.answer), it.epoch)
+            for it in items
+            if (f := it.frame) is not None
+        ]
+        changes = [(it.table_id, it.status, it.now_ms, it.epoch) for it in items if it.status is not None]
+        try:
+            with self._pool.connection() as conn, conn.cursor() as lock, conn.cursor() as cur:
+                with conn.pipeline(), conn.transaction():
+                    lock.execute(_LOCK_TABLES, (ids,))
+                    if events:
+                        cur.execute(_INSERT_EVENTS, (*_columns(events), node))
+                    if frames:
+                        cur.execute(_INSERT_FRAMES, (*_columns(frames), node))
+                    if changes:
+                        cur.execute(_SET_STATUSES, (*_columns(changes), node))
+                held = {r[0]: (r[1], int(r[2])) for r in lock.fetchall()}  # committed by now
+        except errors.UniqueViolation as exc:
+            raise StoreError(f"a seq of {len(items)} grouped appends is already journaled: {exc}") from exc
+        except _UNAVAILABLE as exc:
+            raise JournalUnavailable(f"journal at {redact_url(self.url)}: {exc}") from exc
+        out: list[StoreError | None] = []
+        for it in items:
+            row = held.get(it.table_id)
+            if row == (node, it.epoch):
+                out.append(None)
+                continue
+            where = f"owner {row[0]} at epoch {row[1]}" if row else "no such table"
+            message = f"table {it.table_id}: node {node} at epoch {it.epoch} no longer owns it ({where})"
+            out.append(NotOwner("stale_epoch", message))
+        return out
+
     # -- ownership (cluster mode): heartbeats, claims with an epoch, fenced writes ---------------------------
     def heartbeat(self) -> int:
         """Record that this node is alive (PostgreSQL's clock), on its own connection that holds the node's
@@ -510,6 +563,25 @@ class PostgresStore:
         return out
 
 
+# The group commit's statements (PostgresStore.append_many): columns as binary arrays, one statement for a
+# whole batch; each row is written only if its table is this node's at the row's epoch.
+_LOCK_TABLES = "SELECT id, owner, owner_epoch FROM tables WHERE id = ANY(%b::text[]) ORDER BY id FOR UPDATE"
+_INSERT_EVENTS = (
+    "INSERT INTO events (table_id, seq, body, token_hash)"
+    " SELECT e.t, e.s, e.b, e.h FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[], %b::bigint[])"
+    " AS e(t, s, b, h, ep) JOIN tables x ON x.id = e.t AND x.owner = %b AND x.owner_epoch = e.ep"
+)
+_INSERT_FRAMES = (
+    "INSERT INTO frames (table_id, seq, who, frame_id, digest, answer)"
+    " SELECT f.t, f.s, f.w, f.i, f.d, f.a FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[],"
+    " %b::text[], %b::text[], %b::bigint[]) AS f(t, s, w, i, d, a, ep)"
+    " JOIN tables x ON x.id = f.t AND x.owner = %b AND x.owner_epoch = f.ep"
+)
+_SET_STATUSES = (
+    "UPDATE tables x SET status = v.status, updated_ms = v.ms"
+    " FROM unnest(%b::text[], %b::text[], %b::bigint[], %b::bigint[]) AS v(id, status, ms, ep)"
+    " WHERE x.id = v.id AND x.owner = %b AND x.owner_epoch = v.ep"
+)
 _HEARTBEAT = (
     "INSERT INTO nodes (node_id) VALUES (%s) ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()"
     " RETURNING (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
@@ -544,6 +616,11 @@ def _table_row(row: tuple[Any, ...]) -> TableRow:
 def _rematch_row(row: tuple[Any, ...]) -> RematchRow:
     bots = tuple((str(b[0]), str(b[1])) for b in json.loads(row[4]))
     return RematchRow(row[0], row[1], int(row[2]), row[3], bots, int(row[5]))
+
+
+def _columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
+    """Rows as columns (one array parameter each)."""
+    return [list(col) for col in zip(*rows, strict=True)]
 
 
 def _dumps(body: dict[str, Any]) -> str:

@@ -76,8 +76,11 @@ def unseen_tiles(variant: Variant, board: Board, rack: str) -> str:
 
 
 def exchanges(rack: str, bag_size: int) -> list[tuple[str, str]]:
-    """Every distinct (returned, kept) split of ``rack`` returning 1 tile or more, at most ``bag_size``."""
-    tiles = sorted(rack)
+    """Every distinct (returned, kept) split of ``rack`` returning 1 tile or more, at most ``bag_size``,
+    blanks always kept (a blank is the best tile there is: returning one never pays, and a leave table fitted
+    on few two-blank racks may not say so)."""
+    blanks = "?" * rack.count("?")
+    tiles = sorted(rack.replace("?", ""))
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
     for n in range(1, min(len(tiles), bag_size) + 1):
@@ -87,7 +90,7 @@ def exchanges(rack: str, bag_size: int) -> list[tuple[str, str]]:
                 continue
             seen.add(returned)
             chosen = set(idx)
-            kept = "".join(t for i, t in enumerate(tiles) if i not in chosen)
+            kept = blanks + "".join(t for i, t in enumerate(tiles) if i not in chosen)
             out.append((returned, kept))
     return out
 

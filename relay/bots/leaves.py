@@ -37,13 +37,19 @@ VOWELS: Final = frozenset("AEIOUY")
 def features(leave: str) -> list[tuple[str, int]]:
     """The active features of ``leave`` with their counts: ``"B21"`` (two vowels and one consonant kept,
     blanks aside: the rack's balance, which also carries the size's own term), ``"1X"`` (X kept), ``"2X"``
-    (extra copies of X), ``"PXY"`` (X and Y kept together, X < Y)."""
+    (extra copies of X; a blank counts once per copy in ``"1?"`` instead), ``"PXY"`` (X and Y kept together,
+    X < Y)."""
     counts = Counter(leave)
     kinds = sorted(counts)
     vowels = sum(n for k, n in counts.items() if k in VOWELS)
     consonants = len(leave) - vowels - counts.get("?", 0)
     out: list[tuple[str, int]] = [(f"B{vowels}{consonants}", 1)]
     for k in kinds:
+        if k == "?":
+            # Each blank is worth a blank: a second one is as good as the first (two-blank leaves are too
+            # rare in self-play to fit a copy penalty, and a zero there let the expert throw one away).
+            out.append(("1?", counts[k]))
+            continue
         out.append(("1" + k, 1))
         if counts[k] > 1:
             out.append(("2" + k, counts[k] - 1))

@@ -72,6 +72,8 @@ class Broadcasts(RefereeBase):
         for offset, ev in enumerate(events):
             seq = first_seq + offset
             spectator: str | None = None
+            # Seats whose redactions are the same (all but the actor's, mostly) share one encoded frame.
+            texts: list[tuple[dict[str, Any], str]] = []
             for conn in list(table.all_conns()):
                 if conn is skip:
                     continue
@@ -88,17 +90,12 @@ class Broadcasts(RefereeBase):
                         )
                     conn.send(spectator)
                 else:
-                    conn.send(
-                        dumps(
-                            {
-                                "type": "event",
-                                "seq": seq,
-                                "event": engine.redact_event(ev, conn.seat),
-                                "clock": clock,
-                                "now": now,
-                            }
-                        )
-                    )
+                    seen = engine.redact_event(ev, conn.seat)
+                    text = next((t for r, t in texts if r == seen), None)
+                    if text is None:
+                        text = dumps({"type": "event", "seq": seq, "event": seen, "clock": clock, "now": now})
+                        texts.append((seen, text))
+                    conn.send(text)
 
     def _answer(
         self,

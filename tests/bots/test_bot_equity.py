@@ -70,12 +70,23 @@ def test_equity_prefers_a_good_leave_to_a_point_more() -> None:
 def test_exchanges_never_return_more_tiles_than_the_bag_holds(bag: int) -> None:
     splits = exchanges("AEEKQW?", bag)
     assert all(1 <= len(r) <= bag and sorted(r + k) == sorted("AEEKQW?") for r, k in splits)
+    assert all("?" not in r for r, _ in splits)
     assert len({r for r, _ in splits}) == len(splits)  # each distinct exchange once
     if bag >= 7:
-        # 2*2*2*2*2*3 - 1 distinct non-empty multisets of the rack (E twice).
-        assert len(splits) == 2 * 2 * 2 * 2 * 2 * 3 - 1
+        # 2*2*2*2*3 - 1 distinct non-empty multisets of the rack (E twice), the blank always kept.
+        assert len(splits) == 2 * 2 * 2 * 2 * 3 - 1
     options = rank([], pos("AEEKQW?", bag), default_model())
     assert all(len(o.tiles) <= bag for o in options)
+
+
+def test_an_exchange_never_returns_a_blank_and_a_second_blank_is_worth_a_blank() -> None:
+    model = default_model()
+    assert model.value("??") > model.value("?") + 3
+    assert model.value("??S") > model.value("?S") + 3
+    # Seen in self-play: with two blanks and nothing good to play, a blank went back to the bag.
+    rack = "?HHNVR?"
+    options = rank([], pos(rack, 9), model)
+    assert options and all("?" not in o.tiles and o.leave.count("?") == 2 for o in options)
 
 
 def test_the_expert_exchanges_when_its_only_placement_keeps_a_bad_rack() -> None:

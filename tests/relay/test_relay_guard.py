@@ -119,11 +119,12 @@ async def test_a_descriptor_flood_against_a_low_ulimit_relay_leaves_it_answering
                 )
         await asyncio.sleep(0.5)
         async with aiohttp.ClientSession() as session:
+            # Starved of descriptors it would never answer; the bound is loose for a loaded test machine.
             for _ in range(5):
                 t0 = time.monotonic()
-                async with session.get(proc.url + "/healthz", timeout=aiohttp.ClientTimeout(total=3)) as r:
+                async with session.get(proc.url + "/healthz", timeout=aiohttp.ClientTimeout(total=10)) as r:
                     assert r.status == 200 and (await r.json())["ok"] is True
-                assert time.monotonic() - t0 < 2
+                assert time.monotonic() - t0 < 8
             # A player still gets a table and a seat.
             table_id = await create_table(session, proc)
             p = await Player.connect(session, proc, table_id)
