@@ -20,7 +20,7 @@ import aiohttp
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from relay.testing import RelayProcess  # noqa: E402
+from relay.process import RelayProcess  # noqa: E402
 
 Row = tuple[str, object, str]
 

@@ -37,9 +37,12 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from relay.testing import CHROMIUM, CHROMIUM_ARGS, free_port
+from relay.process import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "e2e"))
+from e2e_chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 DIST = ROOT / "web" / "dist"
 ARGS = list(CHROMIUM_ARGS)
 RUNS = int(os.environ.get("LEXIO_BENCH_RUNS", "3"))

@@ -59,7 +59,7 @@ import relay_load  # noqa: E402
 
 import engine  # noqa: E402
 from relay.cluster import HAPROXY_TEMPLATE, HAProxy, PostgresServer, RedisServer, RelayNode  # noqa: E402
-from relay.testing import free_port  # noqa: E402
+from relay.process import free_port  # noqa: E402
 
 TAKEOVER_GIVE_UP_S = 15.0
 

@@ -38,7 +38,7 @@ import aiohttp
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from relay.testing import RelayProcess, RelayStartError  # noqa: E402
+from relay.process import RelayProcess, RelayStartError  # noqa: E402
 
 COLS = "ABCDEFGHIJKLM"
 CLK_TCK = os.sysconf("SC_CLK_TCK")

@@ -84,15 +84,18 @@ async def ending(sock: socket.socket) -> str:
     return "still open, never closed" if ended == "open" else f"{ended} without a close frame (1006)"
 
 
-async def play_with_a_bot(session: aiohttp.ClientSession, url: str, table_id: str, events: int) -> int:
+async def play_with_a_bot(
+    session: aiohttp.ClientSession, url: str, table_id: str, events: int, *, receive_timeout: float = 30.0
+) -> int:
     """Ann plays against a computer player (passing on her turns) until ``events`` events or the end: the
-    journal, hence every snapshot, grows as in a real game. Returns the events seen."""
+    journal, hence every snapshot, grows as in a real game (a few KiB per snapshot). Returns the events
+    seen. Also tests/relay/test_relay_memory.py's long journal."""
     ws = await session.ws_connect(f"{url}/ws/{table_id}", headers={"Origin": url})
     for frame_ in ({"type": "join", "name": "Ann"}, {"type": "add_bot", "level": "easy"}, {"type": "start"}):
         await ws.send_str(json.dumps(frame_))
     seen, me, asked = 0, None, -1
     while seen < events:
-        msg = await ws.receive(timeout=30)
+        msg = await ws.receive(timeout=receive_timeout)
         if msg.type != aiohttp.WSMsgType.TEXT:
             break
         f = json.loads(msg.data)

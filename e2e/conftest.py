@@ -24,10 +24,9 @@ from playwright.sync_api import Browser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from e2e_chromium import CHROMIUM, CHROMIUM_ARGS
 from e2e_plan import Planner, build_word_list
 from e2e_ui import DIST, Guard, Player, Relay
-
-from relay.testing import CHROMIUM, CHROMIUM_ARGS
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

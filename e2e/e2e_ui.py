@@ -18,7 +18,7 @@ from e2e_plan import Planner, features
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
 import engine
-from relay.testing import RelayProcess, free_port
+from relay.process import RelayProcess, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "web" / "dist"
@@ -88,11 +88,13 @@ class Relay:
     def stop(self) -> None:
         self.proc.stop(10)
 
-    def create_table(self, turn_seconds: int = 120, public: bool = False) -> str:
-
+    def create_table(self, turn_seconds: int = 120, public: bool = False, variant: str | None = None) -> str:
+        body: dict[str, object] = {"turn_seconds": turn_seconds, "public": public}
+        if variant is not None:
+            body["variant"] = variant
         req = urllib.request.Request(
             self.url + "/api/tables",
-            data=json.dumps({"turn_seconds": turn_seconds, "public": public}).encode(),
+            data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json"},
             method="POST",
         )
@@ -220,6 +222,13 @@ class Player:
 
 
 # -- game set-up and moves, through the UI ---------------------------------------------------------
+def box(page: Page, selector: str) -> dict[str, float]:
+    """The bounding box of the first element matching ``selector`` (it must be rendered)."""
+    b = page.locator(selector).first.bounding_box()
+    assert b is not None, selector
+    return b
+
+
 def seat(people: list[Player], relay_url: str, table_id: str, *, start: bool = True) -> None:
     """Each person opens the table link in turn (arrival order = list order); the first one starts."""
     for i, p in enumerate(people):

@@ -20,7 +20,7 @@ from e2e_ui import ROOT, SEED, best, place_and_submit, seat
 from playwright.sync_api import expect
 
 from relay.cluster import HAProxy, PostgresServer, RedisServer, RelayNode
-from relay.testing import free_port
+from relay.process import free_port
 
 
 @dataclass

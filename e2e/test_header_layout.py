@@ -5,16 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from e2e_ui import ROOT, Player, Relay, seat
-from playwright.sync_api import Page, expect
+from e2e_ui import ROOT, Player, Relay, box, seat
+from playwright.sync_api import expect
 
 CLASSIC = ROOT / "tests" / "engine" / "corpus" / "gcg-classic" / "josh2.gcg"
-
-
-def _box(page: Page, selector: str) -> dict[str, float]:
-    box = page.locator(selector).first.bounding_box()
-    assert box is not None, selector
-    return box
 
 
 def test_on_a_phone_notify_me_is_offered_on_the_headers_one_line(players: Any, relay: Relay) -> None:
@@ -27,10 +21,10 @@ def test_on_a_phone_notify_me_is_offered_on_the_headers_one_line(players: Any, r
     expect(ask).to_be_visible()  # a phone player can turn the turn's notifications on
     expect(ask).to_have_text("Notify me")
     expect(page.locator("#sound-toggle")).to_be_visible()
-    hdr = _box(page, "#hdr")
+    hdr = box(page, "#hdr")
     assert hdr["height"] <= 40, hdr  # one line: the board keeps its place
     for sel in ("#home-link", "#sound-toggle", "#notify-ask", "#rules-link", "#lang-switch"):
-        b = _box(page, sel)
+        b = box(page, sel)
         assert b["y"] >= hdr["y"] and b["y"] + b["height"] <= hdr["y"] + hdr["height"] + 0.5, sel
         assert b["x"] + b["width"] <= 375, sel
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
@@ -76,7 +70,7 @@ def test_the_demo_says_so_in_the_header_line(players: Any) -> None:
         p.open("/?demo=1")
         page = p.page
         expect(page.get_by_test_id("demo-banner")).to_be_visible()
-        hdr, badge = _box(page, "#hdr"), _box(page, "[data-testid=demo-banner]")
+        hdr, badge = box(page, "#hdr"), box(page, "[data-testid=demo-banner]")
         assert hdr["height"] <= 48 and badge["y"] + badge["height"] <= hdr["y"] + hdr["height"], (hdr, badge)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         expect(page.locator("#banner p")).to_have_count(0)  # nothing over the page
@@ -101,6 +95,6 @@ def test_the_coordinate_strip_has_the_classic_boards_fifteen_columns(players: An
             # Each letter stands over its column, on one line above the board.
             assert abs((lb["x"] + lb["width"] / 2) - (sq["x"] + sq["width"] / 2)) < 2, (width, i, lb, sq)
             assert lb["y"] + lb["height"] <= sq["y"] + 0.5, (width, i)
-        board = _box(page, "#board")
+        board = box(page, "#board")
         assert board["x"] + board["width"] <= width, (width, board)  # the board fits a phone
         p.shot(f"173-classic-replay-{width}")

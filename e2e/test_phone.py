@@ -6,17 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from e2e_ui import Player, Relay
+from e2e_ui import Player, Relay, box
 from playwright.sync_api import Page, expect
 
 # The first free square far from the tiles of the demo board: a placement there is a shape problem.
 FAR = "document.querySelectorAll('.sq:not(.filled):not(.has-pending):not(.k-wall)')[40].dataset.sq"
-
-
-def box(page: Page, selector: str) -> dict[str, float]:
-    b = page.locator(selector).first.bounding_box()
-    assert b is not None, selector
-    return b
 
 
 def in_view(page: Page, selector: str, height: int) -> None:

@@ -21,6 +21,7 @@ from collections import deque
 from typing import Any, Final
 
 from relay.journal import JournalUnavailable
+from relay.referee.base import RefereeBase
 from relay.store import ChatRow
 from relay.tables import Conn, Referee, RelayError, Table, dumps
 
@@ -116,7 +117,7 @@ async def post(
         conn.send(dumps({"type": "ack", "id": msg_id, "seq": int(table.state.version), "now": now}))
 
 
-def send_history(referee: Referee, table: Table, conn: Conn) -> None:
+def send_history(referee: RefereeBase, table: Table, conn: Conn) -> None:
     """After a welcome: the last :data:`HISTORY` messages of each channel (one ``chat_history`` frame).
     A store that cannot be read costs the history, not the welcome (logged)."""
     try:

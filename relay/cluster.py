@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from relay.testing import HOST, RelayProcess, free_port
+from relay.process import HOST, RelayProcess, free_port
 
 HAPROXY_TEMPLATE = Path(__file__).resolve().parent / "deploy" / "haproxy.cfg.in"
 LOG_TAIL_CHARS = 2000

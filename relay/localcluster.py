@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType
 
 from relay.cluster import HAProxy, PostgresServer, RedisServer, RelayNode, ServiceUnavailable
-from relay.testing import HOST, RelayStartError
+from relay.process import HOST, RelayStartError
 
 RESTART_DELAY_S = 1.0
 FALLBACK_PG_DIR = Path("/var/tmp/lexio-cluster/postgresql")

@@ -19,7 +19,8 @@ from relay.store import FrameRow
 
 if TYPE_CHECKING:
     from relay.protocol import ClientMessage
-    from relay.tables import Conn, Referee, Table
+    from relay.referee.base import RefereeBase
+    from relay.tables import Conn, Table
 
 # The frames that change a table (and so are decided once); join, resync, chat, rematch... are not among them.
 ACTION_TYPES = frozenset({"start", "leave", "add_bot", "remove_bot", "place", "swap", "pass"})
@@ -93,7 +94,7 @@ def frame_row(
     return FrameRow(first_seq, seat_key, msg_id, content, answer)
 
 
-def answer_again(referee: Referee, table: Table, conn: Conn, msg_id: str | None, done: FrameRow) -> None:
+def answer_again(referee: RefereeBase, table: Table, conn: Conn, msg_id: str | None, done: FrameRow) -> None:
     """Tell a resent frame the answer its first copy got; nothing is decided (the reserve is today's)."""
     import engine
     from relay.logs import event as log_event

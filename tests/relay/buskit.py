@@ -1,4 +1,5 @@
-"""Test support for relaying over Redis: two in-process relays on one bus (relay.cluster.RedisServer).
+"""Test support for relaying over Redis: two in-process relays on one bus (relay.cluster.RedisServer), and
+what the in-process and the subprocess relaying tests share (a Redis server, a game across two nodes).
 
 The in-process pair shares one event loop: an *owner* relay whose tables are its own, and an *edge* relay
 whose ``locate`` says every table the owner knows lives on the owner (the ownership a PostgreSQL cluster
@@ -8,16 +9,17 @@ Redis, the bus, both relays' sockets, referees and journals.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
-from relaykit import RunningRelay, short_wordlist
+import aiohttp
+from relaykit import Player, RunningRelay, create_table, relay_config, serve, short_wordlist
 
 from relay.app import create_app
+from relay.cluster import RedisServer
 from relay.config import Config
-from relay.guard import Guard, GuardedRunner
 from relay.relaying import Relaying
 from relay.tables import Referee, Table
 
@@ -28,32 +30,10 @@ class Pair:
     edge: RunningRelay
 
 
-def _settings(db: Path, **overrides: Any) -> Config:
-    settings: dict[str, Any] = {
-        "db": db,
-        "static": None,
-        "tick_seconds": 0.02,
-        "test_seed": 7,
-        "bot_delay_seconds": (0.0, 0.01),
-        "rate_burst": 1000.0,
-        "rate_per_second": 1000.0,
-        "create_burst": 1000.0,
-        "max_connections_per_address": 100_000,
-        "max_pending_per_address": 100_000,
-        "probe_burst": 1000.0,
-    }
-    settings.update(overrides)
-    return Config(**settings)
-
-
 async def _start(config: Config, relaying: Relaying) -> RunningRelay:
-    app = create_app(config, lexicon=short_wordlist(), bot_driver=None, relaying=relaying)
-    runner = GuardedRunner(app, guard=Guard(config, None), handle_signals=False)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    host, port = runner.addresses[0][:2]
-    return RunningRelay(f"http://{host}:{port}", app, runner, None)
+    return await serve(
+        create_app(config, lexicon=short_wordlist(), bot_driver=None, relaying=relaying), config
+    )
 
 
 async def start_pair(tmp_path: Path, redis_url: str, **overrides: Any) -> Pair:
@@ -67,10 +47,43 @@ async def start_pair(tmp_path: Path, redis_url: str, **overrides: Any) -> Pair:
         return "owner" if holder["owner"].revive(table_id) is not None else None
 
     owner = await _start(
-        _settings(tmp_path / "owner.sqlite3", **overrides), Relaying(redis_url, "owner", owner_locate)
+        relay_config(tmp_path / "owner.sqlite3", **overrides), Relaying(redis_url, "owner", owner_locate)
     )
     holder["owner"] = owner.referee
     edge = await _start(
-        _settings(tmp_path / "edge.sqlite3", **overrides), Relaying(redis_url, "edge", edge_locate)
+        relay_config(tmp_path / "edge.sqlite3", **overrides), Relaying(redis_url, "edge", edge_locate)
     )
     return Pair(owner, edge)
+
+
+def redis_server() -> Iterator[RedisServer]:
+    """A started ``redis-server``, stopped and removed after; the body of the ``redis`` fixtures."""
+    server = RedisServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+async def two_seats(
+    session: aiohttp.ClientSession, owner: Any, edge: Any, **table: Any
+) -> tuple[str, Player, Player]:
+    """A started two-seat game: seat 0 on ``owner``, seat 1 through ``edge`` (relayed to the owner)."""
+    table_id = await create_table(session, owner, **table)
+    local = await Player.connect(session, owner, table_id)
+    await local.join("Local")
+    relayed = await Player.connect(session, edge, table_id)
+    await relayed.join("Relayed")
+    assert relayed.seat == 1
+    ans = await local.send({"type": "start"})
+    assert ans["type"] == "ack", ans
+    await relayed.wait_seq(local.seq)
+    return table_id, local, relayed
+
+
+def away(seat: int | None) -> Any:
+    """Matches the presence frame that shows ``seat`` disconnected."""
+    return lambda f: (
+        f["type"] == "presence" and len(f["seats"]) > (seat or 0) and not f["seats"][seat]["connected"]
+    )

@@ -1,5 +1,5 @@
-"""Test support for cluster mode: relays as processes sharing one PostgreSQL journal (``--bus``), a Redis
-server for their bus, a freezable TCP forwarder, and scripted players that reconnect by token."""
+"""Test support for cluster mode: relays as processes sharing one PostgreSQL journal (``--bus``), a
+freezable TCP forwarder, and scripted players that reconnect by token (their bus: buskit.redis_server)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
 import socket
-import subprocess
-import tempfile
 import threading
 import time
 import urllib.request
@@ -22,41 +19,9 @@ import aiohttp
 import psycopg
 from relaykit import Player, write_short_lexicon
 
-from relay.testing import HOST, RelayProcess, free_port
+from relay.process import HOST, RelayProcess, free_port
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-class RedisServer:
-    """``redis-server`` on a free loopback port, nothing persisted."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="lexio-redis-"))
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://{HOST}:{self.port}/0"
-
-    def start(self) -> None:
-        exe = shutil.which("redis-server") or "/usr/bin/redis-server"
-        self.proc = subprocess.Popen(
-            [exe, "--port", str(self.port), "--bind", HOST, "--save", "", "--appendonly", "no"],
-            cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection((HOST, self.port), timeout=0.5):
-                return
-            time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(5)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class Forwarder:
@@ -167,7 +132,7 @@ def health(relay: RelayProcess) -> tuple[int, dict[str, Any]]:
         return 0, {}
 
 
-async def wait_until(what: str, pred: Any, timeout: float, every: float = 0.05) -> float:
+async def wait_seconds(what: str, pred: Any, timeout: float, every: float = 0.05) -> float:
     """Poll ``pred`` (sync or async) until true; returns the seconds it took. Fails after ``timeout``."""
     t0 = time.monotonic()
     while True:

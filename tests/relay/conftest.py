@@ -6,6 +6,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from buskit import redis_server
 from pgcluster import PostgresCluster
 from relaykit import FakeClock, RunningRelay, start_relay
 
@@ -54,3 +55,7 @@ def journal_settings(request: pytest.FixtureRequest) -> dict[str, Any]:
     if request.param == "sqlite":
         return {}
     return {"journal_url": request.getfixturevalue("pg_url")}
+
+
+# A redis-server per test (relay.cluster.RedisServer); a module shares one with ``pytest.fixture(scope=...)``.
+redis = pytest.fixture(redis_server, name="redis")

@@ -7,9 +7,11 @@ place single tiles whose crossing runs stay 2-3 letters long, so every placement
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import string
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -63,7 +65,7 @@ class FakeClock:
 
 
 class Address(Protocol):
-    """Where a relay answers: an in-process :class:`RunningRelay` or a ``relay.testing.RelayProcess``."""
+    """Where a relay answers: an in-process :class:`RunningRelay` or a ``relay.process.RelayProcess``."""
 
     @property
     def url(self) -> str: ...
@@ -88,16 +90,11 @@ class RunningRelay:
         await self.runner.cleanup()
 
 
-async def start_relay(
-    tmp_path: Path,
-    *,
-    clock: FakeClock | None = None,
-    bot_driver: Any = None,
-    nofile: int | None = None,
-    **overrides: Any,
-) -> RunningRelay:
+def relay_config(db: Path, **overrides: Any) -> Config:
+    """The settings every in-process test relay runs with (``overrides`` win): journal ``db``, fast ticks,
+    a fixed seed, and limits out of the scripted players' way."""
     settings: dict[str, Any] = {
-        "db": tmp_path / "lexio.sqlite3",
+        "db": db,
         "static": overrides.pop("static", None),
         "tick_seconds": 0.02,
         "test_seed": 7,
@@ -112,15 +109,43 @@ async def start_relay(
         "probe_burst": 1000.0,
     }
     settings.update(overrides)
-    config = Config(**settings)
-    app = create_app(config, now_ms=clock, lexicon=short_wordlist(), bot_driver=bot_driver)
-    # As `lexio serve`: every connection counted and timed by the guard (descriptors as the test's own).
+    return Config(**settings)
+
+
+async def serve(
+    app: web.Application, config: Config, *, clock: FakeClock | None = None, nofile: int | None = None
+) -> RunningRelay:
+    """``app`` served on a free loopback port as `lexio serve` does: every connection counted and timed by
+    the guard (descriptors as the test's own)."""
     runner = GuardedRunner(app, guard=Guard(config, nofile), handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     host, port = runner.addresses[0][:2]
     return RunningRelay(f"http://{host}:{port}", app, runner, clock)
+
+
+async def start_relay(
+    tmp_path: Path,
+    *,
+    clock: FakeClock | None = None,
+    bot_driver: Any = None,
+    nofile: int | None = None,
+    **overrides: Any,
+) -> RunningRelay:
+    config = relay_config(tmp_path / "lexio.sqlite3", **overrides)
+    app = create_app(config, now_ms=clock, lexicon=short_wordlist(), bot_driver=bot_driver)
+    return await serve(app, config, clock=clock, nofile=nofile)
+
+
+async def wait_until(pred: Any, timeout: float = 10.0) -> None:
+    """Poll ``pred`` every 20 ms until true. Raises AssertionError after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not pred():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.02)
 
 
 async def create_table(session: aiohttp.ClientSession, relay: Address, **body: Any) -> str:
@@ -329,6 +354,34 @@ async def play_to_end(players: list[Player], *, max_turns: int = 2000) -> None:
     raise AssertionError("game did not end")
 
 
+async def pass_to_end(players: list[Player]) -> None:
+    """Every person on turn passes until the game ends (bots pass by themselves)."""
+    by_seat = {p.seat: p for p in players}
+    for _ in range(40):
+        p0 = players[0]
+        if p0.status == "ended":
+            return
+        p = by_seat.get(p0.turn)
+        if p is None:  # a bot's turn
+            await p0.wait_seq(p0.seq + 1)
+            continue
+        await p.wait_seq(p0.seq)
+        ans = await p.send({"type": "pass"})
+        assert ans["type"] == "ack", ans
+        for q in players:
+            await q.wait_seq(ans["seq"])
+    raise AssertionError("game did not end")
+
+
+async def place_once_then_pass_to_end(players: list[Player]) -> None:
+    """Seat 0 places (every seat sees it), then every person on turn passes until the game ends."""
+    first = await players[0].send(players[0].choose())
+    assert first["type"] == "ack", first
+    for p in players:
+        await p.wait_seq(first["seq"])
+    await pass_to_end(players)
+
+
 async def seated_game(
     session: aiohttp.ClientSession, relay: Address, seats: int = 2, **table: Any
 ) -> tuple[str, list[Player]]:
@@ -343,6 +396,23 @@ async def seated_game(
     for p in players:
         await p.wait_seq(players[0].seq)
     return table_id, players
+
+
+@contextlib.asynccontextmanager
+async def ended_game(
+    tmp_path: Path, session: aiohttp.ClientSession, **relay: Any
+) -> AsyncIterator[tuple[RunningRelay, str, list[Player]]]:
+    """A relay (``start_relay(tmp_path, **relay)``) with a two-seat game passed to its end: (relay, table,
+    players); the players are closed and the relay stopped afterwards."""
+    running = await start_relay(tmp_path, **relay)
+    try:
+        table_id, players = await seated_game(session, running)
+        await pass_to_end(players)
+        yield running, table_id, players
+        for p in players:
+            await p.close()
+    finally:
+        await running.stop()
 
 
 def word_tiles(rack: str, squares: list[str]) -> list[dict[str, Any]]:

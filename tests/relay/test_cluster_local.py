@@ -18,7 +18,7 @@ from pathlib import Path
 import aiohttp
 from relaykit import Player, seated_game, write_short_lexicon
 
-from relay.testing import free_port
+from relay.process import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 

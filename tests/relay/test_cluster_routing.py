@@ -17,7 +17,7 @@ import pytest
 from relaykit import Player, create_table, write_short_lexicon
 
 from relay.cluster import HAProxy, ServiceUnavailable
-from relay.testing import RelayProcess, free_port
+from relay.process import RelayProcess, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = ("r1", "r2", "r3")

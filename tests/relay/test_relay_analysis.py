@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from relaykit import Player, seated_game, short_wordlist, start_relay
-from test_relay_rematch import pass_to_end
+from relaykit import Player, ended_game, place_once_then_pass_to_end, seated_game, short_wordlist, start_relay
 
 from relay.bots.player import MoveGenDriver
 
@@ -28,11 +27,7 @@ async def test_the_analysis_is_refused_before_the_end_and_served_once_after(
         p0, p1 = players
         ans = await p0.send({"type": "analyse"})
         assert ans["type"] == "error" and ans["code"] == "not_ended", ans
-        first = await p0.send(p0.choose())
-        assert first["type"] == "ack", first
-        for p in players:
-            await p.wait_seq(first["seq"])
-        await pass_to_end(players)
+        await place_once_then_pass_to_end(players)
         watcher = await Player.connect(session, relay, table_id)
         await watcher.send({"type": "watch"})
         ans = await watcher.send({"type": "analyse"})
@@ -68,16 +63,9 @@ async def test_the_analysis_is_refused_before_the_end_and_served_once_after(
 async def test_a_relay_without_a_move_generator_says_so(
     tmp_path: Path, session: aiohttp.ClientSession
 ) -> None:
-    relay = await start_relay(tmp_path, bot_driver=None)
-    try:
-        _, players = await seated_game(session, relay)
-        await pass_to_end(players)
+    async with ended_game(tmp_path, session, bot_driver=None) as (_, _, players):
         ans = await players[0].send({"type": "analyse"})
         assert ans["type"] == "error" and ans["code"] == "analysis_unavailable", ans
-        for p in players:
-            await p.close()
-    finally:
-        await relay.stop()
 
 
 async def test_the_default_driver_analyses_in_its_worker_process(
@@ -89,10 +77,7 @@ async def test_the_default_driver_analyses_in_its_worker_process(
     relay = await start_relay(tmp_path, bot_driver=bots)
     try:
         _, players = await seated_game(session, relay)
-        first = await players[0].send(players[0].choose())
-        for p in players:
-            await p.wait_seq(first["seq"])
-        await pass_to_end(players)
+        await place_once_then_pass_to_end(players)
         ack = await players[0].send({"type": "analyse"}, timeout=60)
         moves = analysis_frame(players[0], ack["id"])["moves"]
         assert moves[0]["played"]["kind"] == "place" and all(m["lost"] >= 0 for m in moves)

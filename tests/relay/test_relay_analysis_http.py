@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import aiohttp
-from relaykit import seated_game, short_wordlist, start_relay
-from test_relay_rematch import pass_to_end
+from relaykit import ended_game, pass_to_end, seated_game, short_wordlist, start_relay
 
 from engine.gcg import parse_gcg
 from relay.bots.player import MoveGenDriver
@@ -91,16 +90,9 @@ async def test_a_seats_one_analysis_outlives_the_tables_memory_and_a_restart(
 async def test_the_record_names_its_table_in_a_gcg_id_pragma(
     tmp_path: Path, session: aiohttp.ClientSession
 ) -> None:
-    relay = await start_relay(tmp_path, bot_driver=None)
-    try:
-        table_id, players = await seated_game(session, relay)
-        await pass_to_end(players)
+    async with ended_game(tmp_path, session, bot_driver=None) as (relay, table_id, _):
         async with session.get(f"{relay.url}/api/tables/{table_id}/gcg") as r:
             text = await r.text()
         lines = text.splitlines()
         assert lines[0] == "#character-encoding UTF-8" and lines[1] == f"#id lexio {table_id}"
         assert parse_gcg(text).moves  # still a record the engine reads
-        for p in players:
-            await p.close()
-    finally:
-        await relay.stop()

@@ -6,30 +6,19 @@ every table the owner has. Players connect to either; what they see must be what
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
-from buskit import Pair, start_pair
-from relaykit import Player, create_table, play_to_end
+from buskit import Pair, away, start_pair, two_seats
+from relaykit import Player, create_table, play_to_end, wait_until
 
 from relay.app import BUS_KEY, EDGE_KEY
 from relay.bus import Bus
 from relay.cluster import RedisServer
 from relay.relaying import OwnerSide
-
-
-@pytest.fixture
-def redis() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.cleanup()
 
 
 @pytest.fixture
@@ -42,42 +31,8 @@ async def pair(tmp_path: Path, redis: RedisServer) -> AsyncIterator[Pair]:
         await nodes.owner.stop()
 
 
-@pytest.fixture
-async def session() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as s:
-        yield s
-
-
 def bus(relay: Any) -> Bus:
     return relay.app[BUS_KEY]  # type: ignore[no-any-return]
-
-
-async def wait_until(pred: Any, timeout: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not pred():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.02)
-
-
-async def two_seats(session: aiohttp.ClientSession, pair: Pair) -> tuple[str, Player, Player]:
-    """A started two-seat game: seat 0 on the owner, seat 1 through the edge."""
-    table = await create_table(session, pair.owner)
-    local = await Player.connect(session, pair.owner, table)
-    await local.join("Local")
-    relayed = await Player.connect(session, pair.edge, table)
-    await relayed.join("Relayed")
-    assert relayed.seat == 1
-    ans = await local.send({"type": "start"})
-    assert ans["type"] == "ack", ans
-    await relayed.wait_seq(local.seq)
-    return table, local, relayed
-
-
-def away(seat: int | None) -> Any:
-    return lambda f: (
-        f["type"] == "presence" and len(f["seats"]) > (seat or 0) and not f["seats"][seat]["connected"]
-    )
 
 
 def journal_seqs(pair: Pair, table: str) -> list[int]:
@@ -87,7 +42,7 @@ def journal_seqs(pair: Pair, table: str) -> list[int]:
 async def test_a_socket_on_a_node_that_does_not_own_the_table_plays_a_whole_game_through_the_owner(
     pair: Pair, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, pair)
+    table, local, relayed = await two_seats(session, pair.owner, pair.edge)
     assert table not in pair.edge.referee.tables  # the edge holds no copy: only the owner decides
     assert relayed.status == "playing"
     # A rejected action answers through the edge as it would locally.
@@ -126,7 +81,7 @@ async def test_a_socket_on_a_node_that_does_not_own_the_table_plays_a_whole_game
 async def test_the_same_seat_opened_through_two_nodes_keeps_one_connection_as_on_one_relay(
     pair: Pair, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, pair)
+    table, local, relayed = await two_seats(session, pair.owner, pair.edge)
     # Seat 0 (opened on the owner) opened again through the edge with its token: the first is taken over.
     again = await Player.connect(session, pair.edge, table)
     welcome = await again.send({"type": "join", "token": local.token})
@@ -162,7 +117,7 @@ async def test_the_same_seat_opened_through_two_nodes_keeps_one_connection_as_on
 async def test_redis_killed_closes_only_relayed_sockets_with_1012_and_they_play_on_after_its_restart(
     pair: Pair, redis: RedisServer, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, pair)
+    table, local, relayed = await two_seats(session, pair.owner, pair.edge)
     acked: list[int] = []
     for _ in range(2):
         player = local if local.turn == local.seat else relayed
@@ -211,7 +166,7 @@ async def test_redis_killed_closes_only_relayed_sockets_with_1012_and_they_play_
 async def test_a_lost_relayed_frame_closes_the_relayed_socket_and_the_client_resyncs(
     pair: Pair, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, pair)
+    table, local, relayed = await two_seats(session, pair.owner, pair.edge)
     owner_side = bus(pair.owner).owner
     assert isinstance(owner_side, OwnerSide)
     (link,) = owner_side.links.values()
@@ -232,7 +187,7 @@ async def test_a_lost_relayed_frame_closes_the_relayed_socket_and_the_client_res
 async def test_an_edge_socket_closes_with_1012_when_the_owner_node_is_lost(
     pair: Pair, session: aiohttp.ClientSession
 ) -> None:
-    _table, local, relayed = await two_seats(session, pair)
+    _table, local, relayed = await two_seats(session, pair.owner, pair.edge)
     # The owner's bus stops without a word (as a killed node's would): the edge notices its silence.
     await bus(pair.owner).close()
     await wait_until(lambda: relayed.closed is not None, timeout=6)
@@ -244,7 +199,7 @@ async def test_an_edge_socket_closes_with_1012_when_the_owner_node_is_lost(
 async def test_a_seat_relayed_from_a_lost_edge_shows_away_and_its_grace_runs(
     pair: Pair, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, pair)
+    table, local, relayed = await two_seats(session, pair.owner, pair.edge)
     t = pair.owner.referee.tables[table]
     mark = len(local.frames)
     await bus(pair.edge).close()
@@ -258,7 +213,7 @@ async def test_a_seat_relayed_from_a_lost_edge_shows_away_and_its_grace_runs(
 async def test_a_paused_redis_is_noticed_and_the_bus_reconnects_once_it_answers_again(
     pair: Pair, redis: RedisServer, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, pair)
+    table, local, relayed = await two_seats(session, pair.owner, pair.edge)
     redis.pause()  # connections stay open, nothing is delivered: only the bus's own pings show it
     try:
         await wait_until(lambda: relayed.closed is not None, timeout=8)
@@ -279,7 +234,7 @@ async def test_the_disconnect_grace_of_a_relayed_seat_on_turn_runs_out_and_the_o
 ) -> None:
     nodes = await start_pair(tmp_path, redis.url, grace_seconds=0.5)
     try:
-        _table, local, relayed = await two_seats(session, nodes)
+        _table, local, relayed = await two_seats(session, nodes.owner, nodes.edge)
         if relayed.turn != relayed.seat:
             ans = await local.send({"type": "pass"})
             assert ans["type"] == "ack", ans
@@ -346,7 +301,7 @@ async def test_relays_started_before_redis_serve_their_own_tables_and_relay_once
 async def test_an_edge_the_owner_wrongly_thought_lost_closes_its_client_instead_of_leaving_it_deaf(
     pair: Pair, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, pair)
+    table, local, relayed = await two_seats(session, pair.owner, pair.edge)
     bus(pair.owner)._lose("edge", "relay node lost")  # as after a stall of the edge past the 3 s timeout
     # Told at once, not when the edge in turn misses the owner's pings (3 s later).
     await wait_until(lambda: relayed.closed is not None, timeout=2.5)

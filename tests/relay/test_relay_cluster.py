@@ -10,15 +10,14 @@ import glob
 import json
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
+from buskit import redis_server
 from clusterkit import (
     Forwarder,
-    RedisServer,
     health,
     journal,
     node,
@@ -26,9 +25,11 @@ from clusterkit import (
     rejoin,
     send_as,
     stopping,
-    wait_until,
+    wait_seconds,
 )
 from relaykit import Player, create_table, seated_game
+
+from relay.cluster import RedisServer
 
 
 def faketime(offset: str) -> dict[str, str]:
@@ -39,14 +40,8 @@ def faketime(offset: str) -> dict[str, str]:
     return {"LD_PRELOAD": found[0], "FAKETIME": offset, "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
 
 
-@pytest.fixture(scope="module")
-def redis() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+# One Redis for the module (each test starts relays of its own on it).
+redis = pytest.fixture(redis_server, scope="module", name="redis")
 
 
 async def play(players: list[Player], moves: int) -> list[tuple[int, int, dict[str, Any]]]:
@@ -149,7 +144,7 @@ async def test_a_paused_owner_cannot_commit_after_it_resumes(
             assert new_owner is not None and new_owner.startswith("b/") and epoch == 2
             await asyncio.sleep(max(0.0, 6.0 - (time.monotonic() - paused)))
             a.proc.send_signal(signal.SIGCONT)
-            await wait_until("the old owner closes its socket", lambda: mover.closed is not None, 10)
+            await wait_seconds("the old owner closes its socket", lambda: mover.closed is not None, 10)
             assert mover.closed == 1012
             assert not [f for f in mover.frames if f.get("id") == "while-paused" and f["type"] == "ack"]
             rows = journal(pg_url, table_id)
@@ -185,14 +180,14 @@ async def test_a_relay_cut_from_postgresql_goes_unhealthy_and_acknowledges_nothi
                 frozen = time.monotonic()
                 move = {**mover.choose(), "id": "while-cut"}
                 await mover.ws.send_str(json.dumps(move))
-                took = await wait_until("/healthz answers 503", lambda: health(c)[0] == 503, 8)
+                took = await wait_seconds("/healthz answers 503", lambda: health(c)[0] == 503, 8)
                 assert time.monotonic() - frozen < 5.0, f"unhealthy only after {took:.1f} s"
-                await wait_until("the cut relay closes its sockets", lambda: mover.closed is not None, 5)
+                await wait_seconds("the cut relay closes its sockets", lambda: mover.closed is not None, 5)
                 assert mover.closed == 1012
                 await asyncio.sleep(0.5)
                 assert not [f for f in mover.frames if f.get("id") == "while-cut" and f["type"] == "ack"]
                 fwd.thaw()
-                await wait_until("/healthz answers 200 again", lambda: health(c)[0] == 200, 10)
+                await wait_seconds("/healthz answers 200 again", lambda: health(c)[0] == 200, 10)
                 back = await rejoin(session, c, table_id, str(mover.token))
                 ans = await send_as(back, {**move, "resent": True})
                 again = await send_as(back, {**move, "resent": True})
@@ -262,7 +257,7 @@ async def test_sigterm_drains_a_relay_in_under_a_second_and_its_tables_move_at_o
             assert a.proc is not None
             t0 = time.monotonic()
             a.proc.send_signal(signal.SIGTERM)
-            await wait_until(
+            await wait_seconds(
                 "every socket closed", lambda: all(p.closed is not None for p in players), 5, 0.01
             )
             closed = time.monotonic() - t0

@@ -19,8 +19,9 @@ from typing import Any
 import aiohttp
 import psycopg
 import pytest
+from buskit import away, two_seats
 from pgcluster import PostgresCluster
-from relaykit import Player, create_table, write_short_lexicon
+from relaykit import Player, create_table, wait_until, write_short_lexicon
 
 from relay.cluster import RedisServer, RelayNode
 
@@ -34,16 +35,6 @@ class Cluster:
     b: RelayNode
     redis: RedisServer
     db: str
-
-
-@pytest.fixture
-def redis() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.cleanup()
 
 
 def node(name: str, tmp_path: Path, db: str, bus: str) -> RelayNode:
@@ -102,21 +93,6 @@ def shared(tmp_path_factory: pytest.TempPathFactory, pg_cluster: PostgresCluster
         server.cleanup()
 
 
-@pytest.fixture
-async def session() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as s:
-        yield s
-
-
-async def wait_until(pred: Any, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not pred():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.02)
-
-
 def journal(db: str, table: str) -> list[tuple[int, str]]:
     """The table's journal as PostgreSQL holds it: (seq, event type), in order."""
     with psycopg.connect(db) as conn:
@@ -137,20 +113,6 @@ async def healthz(session: aiohttp.ClientSession, n: RelayNode) -> dict[str, Any
     async with session.get(n.url + "/healthz") as resp:
         data: dict[str, Any] = await resp.json()
         return data
-
-
-async def two_seats(session: aiohttp.ClientSession, c: Cluster) -> tuple[str, Player, Player]:
-    """A started game owned by ``a``: seat 0 connected to ``a``, seat 1 to ``b`` (relayed)."""
-    table = await create_table(session, c.a, turn_seconds=600)
-    local = await Player.connect(session, c.a, table)
-    await local.join("Local")
-    relayed = await Player.connect(session, c.b, table)
-    await relayed.join("Relayed")
-    assert relayed.seat == 1
-    ans = await local.send({"type": "start"})
-    assert ans["type"] == "ack", ans
-    await relayed.wait_seq(local.seq)
-    return table, local, relayed
 
 
 def in_order(local: Player, relayed: Player) -> list[Player]:
@@ -190,17 +152,11 @@ async def rejoin(session: aiohttp.ClientSession, node: RelayNode, table: str, to
     raise AssertionError("the seat did not come back")
 
 
-def away(seat: int | None) -> Any:
-    return lambda f: (
-        f["type"] == "presence" and len(f["seats"]) > (seat or 0) and not f["seats"][seat]["connected"]
-    )
-
-
 async def test_a_client_on_a_node_that_does_not_own_the_table_plays_a_whole_game_through_the_owner(
     shared: Cluster, session: aiohttp.ClientSession
 ) -> None:
     cluster = shared
-    table, local, relayed = await two_seats(session, cluster)
+    table, local, relayed = await two_seats(session, cluster.a, cluster.b, turn_seconds=600)
     if relayed.turn != relayed.seat:
         ans = await local.send({"type": "pass"})  # the board stays empty for the four-letter try
         assert ans["type"] == "ack", ans
@@ -238,7 +194,7 @@ async def test_the_same_seat_opened_through_two_nodes_behaves_as_on_one_relay(
     shared: Cluster, session: aiohttp.ClientSession
 ) -> None:
     cluster = shared
-    table, local, relayed = await two_seats(session, cluster)
+    table, local, relayed = await two_seats(session, cluster.a, cluster.b, turn_seconds=600)
     again = await Player.connect(session, cluster.b, table)
     welcome = await again.send({"type": "join", "token": local.token})
     assert welcome["type"] == "welcome" and welcome["seat"] == 0
@@ -263,7 +219,7 @@ async def test_the_same_seat_opened_through_two_nodes_behaves_as_on_one_relay(
 async def test_redis_killed_and_restarted_breaks_only_relayed_sockets_and_loses_no_acknowledged_action(
     cluster: Cluster, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, cluster)
+    table, local, relayed = await two_seats(session, cluster.a, cluster.b, turn_seconds=600)
     acked: list[int] = []
     for _ in range(3):
         mover = local if local.turn == local.seat else relayed
@@ -296,7 +252,7 @@ async def test_redis_killed_and_restarted_breaks_only_relayed_sockets_and_loses_
 async def test_an_edge_socket_closes_when_its_owner_is_killed_and_the_game_resumes_through_the_edge(
     cluster: Cluster, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, cluster)
+    table, local, relayed = await two_seats(session, cluster.a, cluster.b, turn_seconds=600)
     mover = local if local.turn == local.seat else relayed
     ans = await mover.send(mover.choose())
     assert ans["type"] == "ack", ans
@@ -316,7 +272,7 @@ async def test_an_edge_socket_closes_when_its_owner_is_killed_and_the_game_resum
 async def test_an_edge_socket_closes_when_its_owner_is_paused_and_the_edge_takes_the_table_over(
     cluster: Cluster, session: aiohttp.ClientSession
 ) -> None:
-    table, local, relayed = await two_seats(session, cluster)
+    table, local, relayed = await two_seats(session, cluster.a, cluster.b, turn_seconds=600)
     mover = local if local.turn == local.seat else relayed
     ans = await mover.send(mover.choose())
     assert ans["type"] == "ack", ans
@@ -382,7 +338,7 @@ async def test_no_action_acknowledged_through_the_edge_is_lost_when_the_owner_is
 async def test_a_draining_edge_closes_its_relayed_sockets_with_1012_and_the_owner_shows_the_seat_away_at_once(
     cluster: Cluster, session: aiohttp.ClientSession
 ) -> None:
-    _, local, relayed = await two_seats(session, cluster)
+    _, local, relayed = await two_seats(session, cluster.a, cluster.b, turn_seconds=600)
     mark = len(local.frames)
     await asyncio.to_thread(cluster.b.stop)  # SIGTERM: b drains
     stopped = asyncio.get_running_loop().time()

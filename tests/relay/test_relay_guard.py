@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from relaykit import Player, RunningRelay, create_table, start_relay, write_short_lexicon
 
-from relay.testing import RelayProcess
+from relay.process import RelayProcess
 
 REPO = Path(__file__).resolve().parents[2]
 # Started as `ulimit -n 128` with a hard limit of 256: the relay raises its soft limit to 256 itself.

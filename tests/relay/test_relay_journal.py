@@ -24,8 +24,8 @@ import relay.store
 from relay.config import Config, ConfigError, config_from_args
 from relay.journal import Journal, JournalUnavailable, open_journal
 from relay.pgstore import JournalInUse, PostgresStore
+from relay.process import RelayProcess, free_port
 from relay.store import RematchRow, Store, StoreError
-from relay.testing import RelayProcess, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 

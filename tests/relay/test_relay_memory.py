@@ -22,7 +22,12 @@ import pytest
 from relaykit import write_short_lexicon
 from test_relay_sockets import KEY, client_frame
 
-from relay.testing import RelayProcess
+from relay.process import RelayProcess
+
+# Appended, not first: bench/engine.py must not shadow the engine package.
+sys.path.append(str(Path(__file__).resolve().parents[2] / "bench"))
+from _relaybench import rss_kib
+from relay_slow_readers import play_with_a_bot
 
 REPO = Path(__file__).resolve().parents[2]
 SOCKETS = 100
@@ -37,13 +42,6 @@ KEPT_AT_MOST = 0.3
 MIN_GROWTH_KIB = 10 * 1024
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RSS from /proc, glibc")
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmRSS")
 
 
 class NonReader:
@@ -76,30 +74,6 @@ class NonReader:
         self.stop.set()
         self.thread.join(10)
         self.sock.close()
-
-
-async def play_with_a_bot(session: aiohttp.ClientSession, url: str, table_id: str, events: int) -> None:
-    """A person passes on her turns against a computer player until ``events`` events (or the end): the
-    journal, hence every snapshot, grows as in a real game (a few KiB per snapshot)."""
-    ws = await session.ws_connect(f"{url}/ws/{table_id}", headers={"Origin": url})
-    for f in ({"type": "join", "name": "Ann"}, {"type": "add_bot", "level": "easy"}, {"type": "start"}):
-        await ws.send_str(json.dumps(f))
-    seen, me, asked = 0, None, -1
-    while seen < events:
-        msg = await ws.receive(timeout=120)  # a bot's first move waits for its worker on a loaded machine
-        assert msg.type == aiohttp.WSMsgType.TEXT, msg
-        f = json.loads(msg.data)
-        if f["type"] == "welcome":
-            me = f["seat"]
-        if f["type"] != "event":
-            continue
-        seen = f["seq"]
-        if f["event"]["type"] == "game_ended":
-            break
-        if f["clock"]["turn"] == me and asked != seen:
-            asked = seen
-            await ws.send_str(json.dumps({"type": "pass"}))
-    await ws.close()
 
 
 async def snapshot_size(session: aiohttp.ClientSession, url: str, table_id: str) -> int:
@@ -154,7 +128,8 @@ async def test_rss_returns_near_its_base_after_a_hundred_non_readers_leave(tmp_p
             for _ in range(6):
                 async with session.post(relay.url + "/api/tables", json={}) as resp:
                     table_id = (await resp.json())["id"]
-                await play_with_a_bot(session, relay.url, table_id, 80)
+                # A bot's first move waits for its worker on a loaded machine.
+                await play_with_a_bot(session, relay.url, table_id, 80, receive_timeout=120)
                 size = await snapshot_size(session, relay.url, table_id)
                 if size > 8000:
                     break

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from relaykit import Player, RunningRelay, create_table, seated_game, start_relay
+from relaykit import Player, RunningRelay, create_table, pass_to_end, seated_game, start_relay
 
 import engine
 
@@ -16,25 +16,6 @@ class Passer:
 
     def choose(self, view: dict[str, Any], level: str, rng: Any) -> Any:
         return engine.Pass()
-
-
-async def pass_to_end(players: list[Player]) -> None:
-    """Every person on turn passes until the game ends (bots pass by themselves)."""
-    by_seat = {p.seat: p for p in players}
-    for _ in range(40):
-        p0 = players[0]
-        if p0.status == "ended":
-            return
-        p = by_seat.get(p0.turn)
-        if p is None:  # a bot's turn
-            await p0.wait_seq(p0.seq + 1)
-            continue
-        await p.wait_seq(p0.seq)
-        ans = await p.send({"type": "pass"})
-        assert ans["type"] == "ack", ans
-        for q in players:
-            await q.wait_seq(ans["seq"])
-    raise AssertionError("game did not end")
 
 
 def rematch_frames(p: Player) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ import aiohttp
 import pytest
 from relaykit import Player, create_table, seated_game, write_short_lexicon
 
-from relay.testing import RelayProcess
+from relay.process import RelayProcess
 
 REPO = Path(__file__).resolve().parents[2]
 

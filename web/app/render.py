@@ -182,9 +182,10 @@ def _watchers(state: UiState, tr: Translator) -> str:
     return f'<p class="watchers muted" data-testid="watchers">{_e(watchers_text(tr, n))}</p>' if n else ""
 
 
-def table_skeleton(tr: Translator) -> str:
+def table_skeleton(tr: Translator, width: int = 13) -> str:
+    """The table screen's regions; ``width``: the board's columns (lexio.css sizes the board column by it)."""
     return (
-        '<div class="table-screen">'
+        f'<div class="table-screen" style="--n:{width}">'
         + h1("table-title", tr.t("table_title")).replace("<h1 ", '<h1 class="sr" ', 1)
         + '<div class="col-board">'
         # The countdown ticks every second: no live region here (the clock has role=timer).

@@ -1,12 +1,12 @@
-"""Test support: the relay as a real ``python -m relay serve`` subprocess on a free loopback port.
+"""A relay as a child process: ``python -m relay serve`` on a free loopback port, started, watched, stopped.
 
-Used by the restart tests, the browser end-to-end tests and the load benchmark, which all need the
-production entry point rather than an in-process app (kill -9, graceful SIGTERM, a separate CPU)."""
+Used by ``make cluster`` (relay/cluster.py, relay/localcluster.py), the restart tests, the browser
+end-to-end tests and the benchmarks, which all need the production entry point rather than an in-process
+app (kill -9, graceful SIGTERM, a separate CPU)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import socket
 import subprocess
@@ -17,17 +17,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 HOST = "127.0.0.1"
-# Debian's Chromium (the real binary, not the /usr/bin wrapper) and the flags e2e and benches launch it with.
-CHROMIUM = os.environ.get("LEXIO_CHROMIUM", "/usr/lib/chromium/chromium")
-CHROMIUM_ARGS = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
 LOG_TAIL_CHARS = 2000
 
 

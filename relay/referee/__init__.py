@@ -1,0 +1,1 @@
+"""The referee's layers, one job each; :class:`relay.tables.Referee` composes them."""
