@@ -209,3 +209,11 @@ async def send_as(player: Player, frame: dict[str, Any], *, timeout: float = 5.0
         start=before,
         timeout=timeout,
     )
+
+
+def kill_heartbeat(url: str, node: str) -> None:
+    """The node stopped renewing its heartbeat 10 s ago (killed, paused or cut off)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE nodes SET heartbeat_at = now() - interval '10 seconds' WHERE node_id = %s", (node,)
+        )

@@ -10,6 +10,8 @@ from buskit import redis_server
 from pgcluster import PostgresCluster
 from relaykit import FakeClock, RunningRelay, start_relay
 
+from relay.pgstore import PostgresStore
+
 
 @pytest.fixture
 def clock() -> FakeClock:
@@ -59,3 +61,14 @@ def journal_settings(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 # A redis-server per test (relay.cluster.RedisServer); a module shares one with ``pytest.fixture(scope=...)``.
 redis = pytest.fixture(redis_server, name="redis")
+
+
+@pytest.fixture
+def nodes(pg_url: str) -> Iterator[tuple[PostgresStore, PostgresStore]]:
+    """Two cluster nodes' stores on the test's PostgreSQL schema."""
+    a, b = PostgresStore(pg_url, node_id="node-a"), PostgresStore(pg_url, node_id="node-b")
+    try:
+        yield a, b
+    finally:
+        a.close()
+        b.close()

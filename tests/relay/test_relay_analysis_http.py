@@ -59,12 +59,9 @@ async def test_a_seat_gets_its_analysis_by_token_once_and_nobody_else_does(
 async def test_a_seats_one_analysis_outlives_the_tables_memory_and_a_restart(
     tmp_path: Path, session: aiohttp.ClientSession
 ) -> None:
-    relay = await start_relay(tmp_path, bot_driver=MoveGenDriver(short_wordlist()))
-    try:
-        table_id, players = await seated_game(session, relay)
-        p0, p1 = players
-        await pass_to_end(players)
-        for p in players:
+    bots = MoveGenDriver(short_wordlist())
+    async with ended_game(tmp_path, session, bot_driver=bots) as (relay, table_id, (p0, p1)):
+        for p in (p0, p1):
             await p.close()
         url = f"{relay.url}/api/tables/{table_id}/analysis"
         async with session.post(url, json={"token": p0.token}, timeout=aiohttp.ClientTimeout(60)) as r:
@@ -74,8 +71,6 @@ async def test_a_seats_one_analysis_outlives_the_tables_memory_and_a_restart(
         assert relay.referee.get(table_id) is None
         async with session.post(url, json={"token": p0.token}) as r:
             assert r.status == 409 and (await r.json())["code"] == "analysis_used"
-    finally:
-        await relay.stop()
     relay = await start_relay(tmp_path, bot_driver=MoveGenDriver(short_wordlist()))
     try:
         url = f"{relay.url}/api/tables/{table_id}/analysis"

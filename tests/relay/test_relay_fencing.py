@@ -10,35 +10,17 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
+from clusterkit import kill_heartbeat
 
 from relay.journal import JournalUnavailable
 from relay.pgstore import DEAD_AFTER_SECONDS, NotOwner, PostgresStore
 from relay.store import StoreError
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def nodes(pg_url: str) -> Iterator[tuple[PostgresStore, PostgresStore]]:
-    a, b = PostgresStore(pg_url, node_id="node-a"), PostgresStore(pg_url, node_id="node-b")
-    try:
-        yield a, b
-    finally:
-        a.close()
-        b.close()
-
-
-def _kill_heartbeat(url: str, node: str) -> None:
-    """The node stopped renewing its heartbeat 10 s ago (killed, paused or cut off)."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(
-            "UPDATE nodes SET heartbeat_at = now() - interval '10 seconds' WHERE node_id = %s", (node,)
-        )
 
 
 def test_a_live_owner_keeps_its_table_and_claiming_again_keeps_the_epoch(
@@ -64,7 +46,7 @@ def test_a_dead_owners_table_is_claimed_with_a_new_epoch_and_its_stale_append_wr
     a.create_table("t1", created_ms=1, public=True, status="waiting", events=[{"n": 1}])
     ea = a.claim("t1")
     a.append("t1", 2, [({"by": "a"}, None)], status="playing", now_ms=2, epoch=ea)
-    _kill_heartbeat(pg_url, "node-a")
+    kill_heartbeat(pg_url, "node-a")
     eb = b.claim("t1")
     assert eb == ea + 1 and b.owner("t1") == ("node-b", eb)
     # The old owner comes back (SIGCONT) with its old epoch: refused, whole batch and status change.
@@ -152,7 +134,7 @@ def test_a_takeover_in_the_middle_of_a_stream_of_appends_leaves_one_writer_per_s
     thread = threading.Thread(target=writer_a)
     thread.start()
     assert running.wait(5)
-    _kill_heartbeat(pg_url, "node-a")
+    kill_heartbeat(pg_url, "node-a")
     eb = b.claim("t1")
     first_b = len(b.events("t1")) + 1
     b.append("t1", first_b, [({"by": "b", "seq": first_b}, None)], status=None, now_ms=0, epoch=eb)

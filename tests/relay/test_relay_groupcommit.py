@@ -8,26 +8,17 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 import pytest
+from clusterkit import kill_heartbeat
 
 from relay.groupcommit import Append, GroupCommit
 from relay.journal import JournalUnavailable
 from relay.pgstore import NotOwner, PostgresStore
 from relay.store import FrameRow, StoreError
-
-
-@pytest.fixture
-def nodes(pg_url: str) -> Iterator[tuple[PostgresStore, PostgresStore]]:
-    a, b = PostgresStore(pg_url, node_id="node-a"), PostgresStore(pg_url, node_id="node-b")
-    try:
-        yield a, b
-    finally:
-        a.close()
-        b.close()
 
 
 def _tables(store: PostgresStore, n: int) -> dict[str, int]:
@@ -42,10 +33,7 @@ def _tables(store: PostgresStore, n: int) -> dict[str, int]:
 
 def _steal(url: str, thief: PostgresStore, table_id: str, victim: str) -> int:
     """``thief`` claims ``table_id`` after ``victim``'s heartbeat went stale."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(
-            "UPDATE nodes SET heartbeat_at = now() - interval '10 seconds' WHERE node_id = %s", (victim,)
-        )
+    kill_heartbeat(url, victim)
     return thief.claim(table_id)
 
 
