@@ -34,6 +34,35 @@ if TYPE_CHECKING:
 
 # pg_advisory_xact_lock key held while migrating ("lexio" in ASCII).
 MIGRATION_LOCK = 0x6C6578696F
+# relay/groupcommit.py's batch (append_many) as one statement, so it is one transaction in autocommit mode:
+# one round trip and one parameter (a JSON document), where BEGIN, four statements and COMMIT in a pipeline
+# cost the relay about four times the CPU (bench/cluster.py with three relays gets batches of one or two).
+# The statements are append_many's own, in its order, each with its own snapshot (PL/pgSQL under READ
+# COMMITTED): lock the tables' rows in id order and return them, then write each append's rows only where
+# its table is still ``node``'s at that append's epoch. A unique violation aborts the whole statement.
+_APPEND_MANY_FUNCTION = """
+CREATE OR REPLACE FUNCTION lexio_append_many(p_doc TEXT, p_node TEXT)
+RETURNS TABLE (locked_id TEXT, locked_owner TEXT, locked_epoch BIGINT) LANGUAGE plpgsql AS $fn$
+DECLARE
+    batch JSONB := p_doc::jsonb;
+BEGIN
+    RETURN QUERY SELECT t.id, t.owner, t.owner_epoch::BIGINT FROM tables t
+        WHERE t.id IN (SELECT jsonb_array_elements_text(batch -> 'ids')) ORDER BY t.id FOR UPDATE;
+    INSERT INTO events (table_id, seq, body, token_hash)
+        SELECT e.t, e.s, e.b, e.h
+        FROM jsonb_to_recordset(batch -> 'events') AS e(t TEXT, s INTEGER, b TEXT, h TEXT, ep BIGINT)
+        JOIN tables x ON x.id = e.t AND x.owner = p_node AND x.owner_epoch = e.ep;
+    INSERT INTO frames (table_id, seq, who, frame_id, digest, answer)
+        SELECT f.t, f.s, f.w, f.i, f.g, f.a
+        FROM jsonb_to_recordset(batch -> 'frames')
+            AS f(t TEXT, s INTEGER, w TEXT, i TEXT, g TEXT, a TEXT, ep BIGINT)
+        JOIN tables x ON x.id = f.t AND x.owner = p_node AND x.owner_epoch = f.ep;
+    UPDATE tables x SET status = v.st, updated_ms = v.ms
+        FROM jsonb_to_recordset(batch -> 'changes') AS v(id TEXT, st TEXT, ms BIGINT, ep BIGINT)
+        WHERE x.id = v.id AND x.owner = p_node AND x.owner_epoch = v.ep;
+END
+$fn$"""
+
 # MIGRATIONS[0] is version 1: the journal's tables as in relay.store.SCHEMA.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -107,6 +136,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (table_id, seat)
         )""",
     ),
+    # Version 6: the group commit's batch as one statement (append_many): one round trip, no BEGIN/COMMIT.
+    (_APPEND_MANY_FUNCTION,),
 )
 # A node whose heartbeat is older than this is dead: its tables may be claimed by another.
 DEAD_AFTER_SECONDS = 3.0
@@ -328,37 +359,50 @@ class PostgresStore:
         commit. Raises StoreError if a seq is taken (nothing written, none of them), JournalUnavailable.
         At most one append per table.
 
-        One round trip (pipeline mode): BEGIN, the locking SELECT, then the inserts and updates, each joined
-        with the locked rows on owner and epoch (so they need not wait for the SELECT's answer: nobody can
-        change those rows before the COMMIT), and COMMIT."""
+        One statement in autocommit mode, so one transaction and one round trip: the schema's
+        ``lexio_append_many`` (version 6) given the batch as one JSON document."""
         node = self.node_id
-        ids = sorted({it.table_id for it in items})
-        events = [
-            (it.table_id, it.first_seq + i, _dumps(body), th, it.epoch)
-            for it in items
-            for i, (body, th) in enumerate(it.events)
-        ]
-        frames = [
-            (it.table_id, f.seq, f.who, f.frame_id, f.digest, _dumps(f.answer), it.epoch)
-            for it in items
-            if (f := it.frame) is not None
-        ]
-        changes = [(it.table_id, it.status, it.now_ms, it.epoch) for it in items if it.status is not None]
+        doc = _dumps(
+            {
+                "ids": sorted({it.table_id for it in items}),
+                "events": [
+                    {"t": it.table_id, "s": it.first_seq + i, "b": _dumps(body), "h": th, "ep": it.epoch}
+                    for it in items
+                    for i, (body, th) in enumerate(it.events)
+                ],
+                "frames": [
+                    {
+                        "t": it.table_id,
+                        "s": f.seq,
+                        "w": f.who,
+                        "i": f.frame_id,
+                        "g": f.digest,
+                        "a": _dumps(f.answer),
+                        "ep": it.epoch,
+                    }
+                    for it in items
+                    if (f := it.frame) is not None
+                ],
+                "changes": [
+                    {"id": it.table_id, "st": it.status, "ms": it.now_ms, "ep": it.epoch}
+                    for it in items
+                    if it.status is not None
+                ],
+            }
+        )
         try:
-            with self._pool.connection() as conn, conn.cursor() as lock, conn.cursor() as cur:
-                with conn.pipeline(), conn.transaction():
-                    lock.execute(_LOCK_TABLES, (ids,))
-                    if events:
-                        cur.execute(_INSERT_EVENTS, (*_columns(events), node))
-                    if frames:
-                        cur.execute(_INSERT_FRAMES, (*_columns(frames), node))
-                    if changes:
-                        cur.execute(_SET_STATUSES, (*_columns(changes), node))
-                held = {r[0]: (r[1], int(r[2])) for r in lock.fetchall()}  # committed by now
+            with self._pool.connection() as conn:
+                conn.autocommit = True
+                try:
+                    rows = conn.execute(_APPEND_MANY, (doc, node)).fetchall()
+                finally:
+                    if not conn.closed:
+                        conn.autocommit = False
         except errors.UniqueViolation as exc:
             raise StoreError(f"a seq of {len(items)} grouped appends is already journaled: {exc}") from exc
         except _UNAVAILABLE as exc:
             raise JournalUnavailable(f"journal at {redact_url(self.url)}: {exc}") from exc
+        held = {r[0]: (r[1], int(r[2])) for r in rows}
         out: list[StoreError | None] = []
         for it in items:
             row = held.get(it.table_id)
@@ -563,25 +607,8 @@ class PostgresStore:
         return out
 
 
-# The group commit's statements (PostgresStore.append_many): columns as binary arrays, one statement for a
-# whole batch; each row is written only if its table is this node's at the row's epoch.
-_LOCK_TABLES = "SELECT id, owner, owner_epoch FROM tables WHERE id = ANY(%b::text[]) ORDER BY id FOR UPDATE"
-_INSERT_EVENTS = (
-    "INSERT INTO events (table_id, seq, body, token_hash)"
-    " SELECT e.t, e.s, e.b, e.h FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[], %b::bigint[])"
-    " AS e(t, s, b, h, ep) JOIN tables x ON x.id = e.t AND x.owner = %b AND x.owner_epoch = e.ep"
-)
-_INSERT_FRAMES = (
-    "INSERT INTO frames (table_id, seq, who, frame_id, digest, answer)"
-    " SELECT f.t, f.s, f.w, f.i, f.d, f.a FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[],"
-    " %b::text[], %b::text[], %b::bigint[]) AS f(t, s, w, i, d, a, ep)"
-    " JOIN tables x ON x.id = f.t AND x.owner = %b AND x.owner_epoch = f.ep"
-)
-_SET_STATUSES = (
-    "UPDATE tables x SET status = v.status, updated_ms = v.ms"
-    " FROM unnest(%b::text[], %b::text[], %b::bigint[], %b::bigint[]) AS v(id, status, ms, ep)"
-    " WHERE x.id = v.id AND x.owner = %b AND x.owner_epoch = v.ep"
-)
+# The group commit's one statement (PostgresStore.append_many, _APPEND_MANY_FUNCTION).
+_APPEND_MANY = "SELECT locked_id, locked_owner, locked_epoch FROM lexio_append_many(%s, %s)"
 _HEARTBEAT = (
     "INSERT INTO nodes (node_id) VALUES (%s) ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()"
     " RETURNING (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
@@ -616,11 +643,6 @@ def _table_row(row: tuple[Any, ...]) -> TableRow:
 def _rematch_row(row: tuple[Any, ...]) -> RematchRow:
     bots = tuple((str(b[0]), str(b[1])) for b in json.loads(row[4]))
     return RematchRow(row[0], row[1], int(row[2]), row[3], bots, int(row[5]))
-
-
-def _columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
-    """Rows as columns (one array parameter each)."""
-    return [list(col) for col in zip(*rows, strict=True)]
 
 
 def _dumps(body: dict[str, Any]) -> str:

@@ -189,6 +189,12 @@ class RelayedSocket:
     def send_text(self, text: str) -> None:
         self.link.side.forward(self.link, SEND, text)
 
+    def cork(self) -> None:
+        """Nothing to hold: the edge's own socket writes each frame it is forwarded."""
+
+    def uncork(self) -> None:
+        """See :meth:`cork`."""
+
     def buffered(self) -> int:
         return 0
 

@@ -138,6 +138,7 @@ class WebSocket(asyncio.Protocol):
         "_abort_timer",
         "_backlog",
         "_conn",
+        "_cork",
         "_done",
         "_draining",
         "_hub",
@@ -167,6 +168,8 @@ class WebSocket(asyncio.Protocol):
         # Frames waiting while the transport is above its high-water mark (None: writing directly).
         self._out: deque[bytes] | None = None
         self._out_size = 0
+        # Frames held by cork() until uncork() writes them as one (None: not corked).
+        self._cork: list[bytes] | None = None
         # Whether frames ever queued here (the peer lagged): its memory is worth giving back once it goes.
         self._backlog = False
         # Called once when the TCP connection is gone (the connection guard's count).
@@ -360,8 +363,12 @@ class WebSocket(asyncio.Protocol):
         if isinstance(event, CloseConnection):
             # Ahead of everything queued, which the peer will never get: it is closed.
             self._out, self._out_size = None, 0
+            if self._cork is not None:
+                self._cork = []
             transport.write(data)
-        elif self._out is not None:
+            return
+        self.uncork()  # a ping or pong goes after the frames corked before it
+        if self._out is not None:
             self._out.append(data)
             self._out_size += len(data)
         else:
@@ -400,6 +407,29 @@ class WebSocket(asyncio.Protocol):
         if self._conn.state is not ConnectionState.OPEN:
             return  # closing: wsproto would refuse a message now
         data = encode_text(text)
+        if self._cork is not None:
+            self._cork.append(data)
+        elif self._out is not None:
+            self._out.append(data)
+            self._out_size += len(data)
+        else:
+            transport.write(data)
+
+    def cork(self) -> None:
+        """Hold the frames sent from now on until :meth:`uncork`, which writes them in one piece: an action's
+        event and its ack reach the actor in one TCP segment, not two (one system call, one wake-up)."""
+        if self._cork is None:
+            self._cork = []
+
+    def uncork(self) -> None:
+        """Write the frames held since :meth:`cork`, in order, and stop holding them."""
+        held, self._cork = self._cork, None
+        if not held:
+            return
+        data = held[0] if len(held) == 1 else b"".join(held)
+        transport = self.transport
+        if self.close_sent or transport is None or transport.is_closing():
+            return
         if self._out is not None:
             self._out.append(data)
             self._out_size += len(data)

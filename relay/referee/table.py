@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -10,7 +11,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -81,6 +82,10 @@ class Socket(Protocol):
 
     def send_text(self, text: str) -> None: ...
 
+    def cork(self) -> None: ...
+
+    def uncork(self) -> None: ...
+
     def buffered(self) -> int: ...
 
     def too_slow(self) -> bool: ...
@@ -121,6 +126,15 @@ class Conn:
         except Exception:
             # One frame that cannot go out (a bug) must not take the frames after it, nor the caller, down.
             log.exception("cannot send a frame", extra={"fields": {"peer": self.peer}})
+
+    @contextlib.contextmanager
+    def corked(self) -> Iterator[None]:
+        """The frames sent inside go out as one write (an action's event and ack to the actor)."""
+        self.ws.cork()
+        try:
+            yield
+        finally:
+            self.ws.uncork()
 
     def close_soon(self, code: int, message: str) -> None:
         if self.closing:

@@ -133,11 +133,16 @@ class Turns(Broadcasts):
         self.metrics.actions[kind] += 1
         # A joining connection gets welcome + snapshot (which hold these events) instead.
         joining = conn if new_token is not None else None
-        self._broadcast(table, events, first_seq, now, skip=joining)
-        if joining is None:
-            self._answer(table, conn, msg_id, events, now, t0)
+        if joining is None and conn is not None:
+            with conn.corked():  # the actor's event and ack in one write
+                self._broadcast(table, events, first_seq, now, skip=None)
+                self._answer(table, conn, msg_id, events, now, t0)
         else:
-            self._latency(t0)
+            self._broadcast(table, events, first_seq, now, skip=joining)
+            if joining is None:
+                self._answer(table, conn, msg_id, events, now, t0)
+            else:
+                self._latency(t0)
         self.watchers_changed(table)  # a spectator took a seat, or a seat left and now watches
         log_event(
             "action",

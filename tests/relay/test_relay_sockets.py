@@ -342,3 +342,91 @@ async def test_the_journal_lives_in_sqlite_and_a_snapshot_carries_all_of_it(
     stored = [engine.event_from_dict(r.body) for r in relay.referee.store.events(table_id)]
     assert snap["seq"] == len(stored) == table.state.version
     assert snap["view"]["journal"] == [engine.redact_event(e, 1) for e in stored]
+
+
+async def test_the_actor_gets_its_event_and_ack_in_one_write_and_the_others_their_event_alone(
+    relay: RunningRelay, session: aiohttp.ClientSession
+) -> None:
+    """An action's frames to the actor (the event, then the ack) are corked into one socket write: one
+    system call and one wake-up for the client instead of two. The other seat gets the event in its own."""
+    _table_id, (p0, p1) = await seated_game(session, relay)
+    writes: dict[ws.WebSocket, list[bytes]] = {}
+    for sock in relay.app[HUB_KEY].sockets:
+        transport = sock.transport
+        assert transport is not None
+        seen = writes.setdefault(sock, [])
+
+        def record(data: Any, write: Any = transport.write, seen: list[bytes] = seen) -> None:
+            seen.append(bytes(data))
+            write(data)
+
+        transport.write = record  # type: ignore[method-assign]
+    ans = await p0.send({"type": "pass"})
+    assert ans["type"] == "ack"
+    await p1.wait_seq(ans["seq"])
+    batches = [w for w in writes.values() if w]
+    assert len(batches) == 2, batches
+    [actor] = next(w for w in batches if any(b'"type":"ack"' in data for data in w))
+    [other] = next(w for w in batches if not any(b'"type":"ack"' in data for data in w))
+    assert actor.index(b'"type":"event"') < actor.index(b'"type":"ack"'), actor
+    assert b'"type":"event"' in other
+
+
+async def test_frames_corked_on_a_socket_go_out_in_one_write_in_order_and_a_close_drops_them() -> None:
+    """cork/uncork on the socket itself: held frames go out as one write, in order; a ping first writes
+    what was held before it; a close frame goes out at once and the frames held before it never do."""
+    loop = asyncio.get_running_loop()
+    hub = ws.Hub(heartbeat=30.0)
+
+    class Session:
+        async def frame(self, data: str | bytes, t0: float) -> bool:
+            return True
+
+        async def ended(self) -> None:
+            pass
+
+    made: list[ws.WebSocket] = []
+
+    class Served(ws.WebSocket):
+        __slots__ = ()
+
+        def connection_made(self, transport: Any) -> None:
+            self.attach(transport)
+
+    def serve() -> ws.WebSocket:
+        made.append(Served(Session(), hub, max_size=65536))
+        return made[0]
+
+    server = await loop.create_server(serve, "127.0.0.1", 0)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
+    while not made:
+        await asyncio.sleep(0.01)
+    sock = made[0]
+    assert sock.transport is not None
+    writes: list[bytes] = []
+    write = sock.transport.write
+
+    def record(data: Any) -> None:
+        writes.append(bytes(data))
+        write(data)
+
+    sock.transport.write = record  # type: ignore[method-assign]
+    sock.cork()
+    sock.send_text("one")
+    sock.send_text("two")
+    assert writes == []
+    sock.ping(time.monotonic())  # flushes the held frames, then the ping
+    sock.send_text("three")
+    sock.uncork()
+    assert writes[0] == b"\x81\x03one\x81\x03two"
+    assert writes[1][0] == 0x89 and writes[2] == b"\x81\x05three"
+    sock.cork()
+    sock.send_text("lost")
+    sock.close_soon(1000)
+    sock.uncork()
+    assert writes[3][0] == 0x88 and len(writes) == 4
+    got = await asyncio.wait_for(reader.read(4096), 5)
+    assert b"lost" not in got and got.startswith(b"\x81\x03one\x81\x03two")
+    writer.close()
+    server.close()
+    await server.wait_closed()
