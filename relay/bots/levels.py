@@ -8,7 +8,9 @@ Each level is weaker than the next by handicaps a person would recognise, never 
 - ``leave_weight``: how much it cares about the tiles it keeps (0: score only; 1: the full leave value);
 - ``noise``: the standard deviation, in points, of its misjudgement of each option's equity;
 - ``exchanges``: whether it weighs exchanging against placing (else it exchanges only with nothing to play);
-- ``endgame``: whether it searches the endgame and guards the pre-endgame (else one-ply judgement).
+- ``endgame``: whether it searches the endgame and guards the pre-endgame (else one-ply judgement);
+- ``replies`` / ``reply_top`` / ``reply_weight``: how many racks it imagines the opponent holding, for how
+  many of its best options, to see how much each option opens the board to them (0: it does not look).
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ class Level:
     noise: float
     exchanges: bool
     endgame: bool
+    replies: int = 0
+    reply_top: int = 0
+    reply_weight: float = 0.0
 
 
 _ALL: Final = (
@@ -39,8 +44,9 @@ _ALL: Final = (
     # medium's 2 points it was as strong as the expert; 5 puts it midway between medium and expert).
     Level("strong", "fort", None, 7, 0.15, 5.0, False, False),
     # Half the fitted leave value played best against greedy (the fit is one turn ahead; in play a leave's
-    # promise is shared with what the opponent does to the board).
-    Level("expert", "expert", None, 7, 0.5, 0.0, True, True),
+    # promise is shared with what the opponent does to the board). Three imagined racks for the next player
+    # against its four best options, at half weight: of 1-4 racks and weights 0.5-1 the best against greedy.
+    Level("expert", "expert", None, 7, 0.5, 0.0, True, True, replies=3, reply_top=4, reply_weight=0.5),
 )
 LEVELS: Final = {lv.name: lv for lv in _ALL}
 LEVEL_NAMES: Final = tuple(LEVELS)

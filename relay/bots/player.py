@@ -3,8 +3,9 @@
 Levels are data (:mod:`relay.bots.levels`): ``beginner``, ``easy``, ``medium``, ``strong``, ``expert``. Every
 level ranks its options by equity (:func:`relay.bots.equity.rank`: score + the leave's value, weighed by the
 level, misjudged by its noise) over the placements it can see (its vocabulary, its longest play); ``expert``
-also weighs every exchange against every placement, searches the two-player endgame once the bag is empty
-(:func:`relay.bots.endgame.solve`) and, just before, avoids moves that hand the opponent an easy out.
+also weighs every exchange against every placement, marks its best options down by what the next player
+could score after each (racks imagined from the unseen tiles), searches the two-player endgame once the bag
+is empty (:func:`relay.bots.endgame.solve`) and, just before, avoids moves that hand the opponent an easy out.
 
 With nothing to play a bot exchanges the tiles it least wants to keep (never more than the bag holds) or, with
 the bag empty, passes. Search stops at the driver's time budget and plays the best of what it found. A bot
@@ -40,6 +41,8 @@ _PRE_ENDGAME_CHECKS: Final = 6
 # The endgame search and the pre-endgame checks stop after this long (or the budget, if shorter): deeper
 # lines rarely change the move, and a bot should answer like a quick player.
 ENDGAME_SECONDS: Final = 0.25
+# The cap on looking at the next player's replies (levels with ``replies``), within the budget.
+_REPLY_SECONDS: Final = 0.15
 # Tiles worth keeping when swapping without a leave table, best first: blanks, then flexible French letters.
 _KEEP_ORDER: Final = "?ESARINTLUO"
 _KEEP_AT_MOST: Final = 3
@@ -210,6 +213,9 @@ class MoveGenDriver:
             )
             return Decision("place", result.move) if result.move is not None else Decision("pass")
         options = self.options(pos, level, rng, deadline)
+        if level.replies and pos.bag_size > 7 and len(options) > 1:
+            reply_deadline = min(deadline, time.monotonic() + _REPLY_SECONDS)
+            options = self._weigh_replies(pos, level, options, rng, reply_deadline)
         if level.endgame and pos.players == 2 and 0 < pos.bag_size <= 7:
             guard_deadline = min(deadline, time.monotonic() + self.endgame_seconds)
             options = self._guard_pre_endgame(pos, level, options, rng, guard_deadline)
@@ -234,6 +240,38 @@ class MoveGenDriver:
             checked.append(o)
         checked.sort(key=lambda o: -o.equity)
         return checked + options[_PRE_ENDGAME_CHECKS:]
+
+    def _weigh_replies(
+        self, pos: Position, level: Level, options: list[Option], rng: random.Random, deadline: float
+    ) -> list[Option]:
+        """The best ``level.reply_top`` options, each less ``reply_weight`` x the best score the next player
+        would make after it, averaged over ``level.replies`` racks drawn from the unseen tiles (the same
+        racks for every option, so that what differs is the board each option leaves). Options not reached
+        by the deadline are left out of the comparison; none reached: ``options`` unchanged."""
+        graph = self.warm()
+        # Blanks make a rack's move generation many times slower; the imagined racks go without.
+        pool = [t for t in pos.unseen if t != "?"]
+        size = min(len(pool), pos.opponents[0] if pos.opponents else 7)
+        if size == 0:
+            return options
+        racks = ["".join(sorted(rng.sample(pool, size))) for _ in range(level.replies)]
+        top = options[: level.reply_top]
+        weighed: list[Option] = []
+        for o in top:
+            board = pos.board
+            if o.kind == "place" and o.move is not None:
+                board = board.with_cells_unchecked(
+                    (sq, letter.lower() if blank else letter) for sq, letter, blank in o.move.tiles
+                )
+            replies = [generate(board, rack, graph, deadline=deadline) for rack in racks]
+            if not all(r.complete for r in replies):
+                break  # a reply cut short would flatter this option: compare those done
+            best = sum(max((m.score for m in r.moves), default=0) for r in replies) / len(racks)
+            weighed.append(o._replace(equity=o.equity - level.reply_weight * best))
+        if not weighed:
+            return options
+        weighed.sort(key=lambda o: -o.equity)
+        return weighed + options[len(weighed) :]
 
     def _nothing_to_play(self, pos: Position) -> Decision:
         if pos.bag_size <= 0:

@@ -3,8 +3,10 @@ tiles than the bag holds); a deadline cuts both directions of the move search ev
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
+import time
 
 import pytest
 
@@ -218,3 +220,36 @@ def test_leave_training_also_measures_made_up_leaves_holding_a_blank_when_asked(
     leave, _ = made[1]
     assert leave.startswith("?") and 1 <= len(leave) <= 6
     assert all(leave[1:].count(t) <= (unseen + "AELLSTE").count(t) for t in set(leave[1:]))
+
+
+def test_looking_at_the_next_players_replies_avoids_opening_a_hook_for_them() -> None:
+    """Two plays of the same tiles and score: AB lets the next player hook an S (ABS), BA does not. A level
+    with ``replies`` marks each of its best options down by its weight x the next player's best score after
+    it, over racks drawn from the unseen tiles, and so plays BA; without it, the tie goes to AB."""
+    words = WordList.from_words(["AB", "BA", "ABS"], name="t")
+    bot = MoveGenDriver(words)
+    graph = bot.warm()
+    board = Board.empty("lexio")
+    p = Position(board, "AB", 50, "S" * 7, (7,))
+
+    def spelled(move: Candidate | None) -> str:
+        assert move is not None
+        return "".join(letter for _, letter, _ in move.tiles)
+
+    looks = dataclasses.replace(LEVELS["expert"], replies=2, reply_top=4, reply_weight=0.5)
+    static = rank(generate(board, "AB", graph).moves, p, None, with_exchanges=False)
+    weighed = {
+        o.move: o.equity
+        for o in bot._weigh_replies(p, looks, static, random.Random(0), time.monotonic() + 30)
+    }
+    assert {spelled(o.move) for o in static[:4]} == {"AB", "BA"}
+    for o in static[:4]:
+        assert o.move is not None
+        after = board.with_cells_unchecked((sq, letter) for sq, letter, _ in o.move.tiles)
+        reply = max((m.score for m in generate(after, "S" * 7, graph).moves), default=0)
+        assert (reply > 0) == (spelled(o.move) == "AB")
+        assert weighed[o.move] == pytest.approx(o.equity - 0.5 * reply)
+    assert spelled(bot.decide(p, looks, random.Random(0)).move) == "BA"
+    # Past its deadline it compares nothing and leaves the ranking as it was.
+    assert bot._weigh_replies(p, looks, static, random.Random(0), time.monotonic() - 1) == static
+    assert spelled(bot.decide(p, dataclasses.replace(looks, replies=0), random.Random(0)).move) == "AB"

@@ -35,6 +35,8 @@ def test_the_five_levels_map_to_their_names_weakest_first() -> None:
     noise = [LEVELS[n].noise for n in LEVEL_NAMES]
     assert noise[:3] == sorted(noise[:3], reverse=True) and noise[3] > 0 and noise[4] == 0
     assert LEVELS["expert"].exchanges and LEVELS["expert"].endgame
+    # Only the expert looks at the next player's replies.
+    assert [n for n in LEVEL_NAMES if LEVELS[n].replies] == ["expert"] and LEVELS["expert"].reply_weight > 0
     weights = [LEVELS[n].leave_weight for n in LEVEL_NAMES]
     assert weights == sorted(weights) and weights[-1] > 0
 
