@@ -368,6 +368,9 @@ class WebSocket(asyncio.Protocol):
             transport.write(data)
             return
         self.uncork()  # a ping or pong goes after the frames corked before it
+        self._write(transport, data)
+
+    def _write(self, transport: asyncio.Transport, data: bytes) -> None:
         if self._out is not None:
             self._out.append(data)
             self._out_size += len(data)
@@ -409,11 +412,8 @@ class WebSocket(asyncio.Protocol):
         data = encode_text(text)
         if self._cork is not None:
             self._cork.append(data)
-        elif self._out is not None:
-            self._out.append(data)
-            self._out_size += len(data)
         else:
-            transport.write(data)
+            self._write(transport, data)
 
     def cork(self) -> None:
         """Hold the frames sent from now on until :meth:`uncork`, which writes them in one piece: an action's
@@ -430,11 +430,7 @@ class WebSocket(asyncio.Protocol):
         transport = self.transport
         if self.close_sent or transport is None or transport.is_closing():
             return
-        if self._out is not None:
-            self._out.append(data)
-            self._out_size += len(data)
-        else:
-            transport.write(data)
+        self._write(transport, data)
 
     def ping(self, now: float) -> None:
         """Send a heartbeat ping (``now``: ``time.monotonic()``); any data from the peer answers it."""
