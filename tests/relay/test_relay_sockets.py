@@ -261,55 +261,83 @@ async def test_an_upgrade_by_head_is_400(relay: RunningRelay, session: aiohttp.C
         assert r.status == 400
 
 
+class Served:
+    """One ws.WebSocket served on a loopback port by a bare asyncio server (no aiohttp in front), with the
+    client's end of its TCP connection."""
+
+    def __init__(self, hub: ws.Hub, ended: asyncio.Event | None = None) -> None:
+        self.hub = hub
+        self.ended = ended or asyncio.Event()
+        self.made: list[ws.WebSocket] = []
+
+    async def __aenter__(self) -> tuple[ws.WebSocket, asyncio.StreamReader, asyncio.StreamWriter]:
+        ended = self.ended
+
+        class Session:
+            async def frame(self, data: str | bytes, t0: float) -> bool:
+                return True
+
+            async def ended(self) -> None:
+                ended.set()
+
+        class Attached(ws.WebSocket):
+            __slots__ = ()
+
+            def connection_made(self, transport: Any) -> None:
+                self.attach(transport)
+
+        def serve() -> ws.WebSocket:
+            self.made.append(Attached(Session(), self.hub, max_size=65536))
+            return self.made[0]
+
+        self.server = await asyncio.get_running_loop().create_server(serve, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
+        while not self.made:
+            await asyncio.sleep(0.01)
+        return self.made[0], self.reader, self.writer
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.writer.close()
+        self.server.close()
+        await self.server.wait_closed()
+
+
+def record_writes(sock: ws.WebSocket) -> list[bytes]:
+    """What ``sock`` writes to its transport from now on, one item per write (still written)."""
+    transport = sock.transport
+    assert transport is not None
+    writes: list[bytes] = []
+    write = transport.write
+
+    def record(data: Any) -> None:
+        writes.append(bytes(data))
+        write(data)
+
+    transport.write = record  # type: ignore[method-assign]
+    return writes
+
+
 async def test_closing_a_socket_ends_within_the_close_timeout_even_if_the_peer_reads_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A peer that stops reading, then breaks the protocol: our close frame waits behind megabytes it will
     never read. Closing (as at shutdown) must still end, after CLOSE_TIMEOUT, not wait for it forever."""
     monkeypatch.setattr(ws, "CLOSE_TIMEOUT", 0.3)
-    loop = asyncio.get_running_loop()
     hub = ws.Hub(heartbeat=30.0)
     ended = asyncio.Event()
-
-    class Session:
-        async def frame(self, data: str | bytes, t0: float) -> bool:
-            return True
-
-        async def ended(self) -> None:
-            ended.set()
-
-    made: list[ws.WebSocket] = []
-
-    class Served(ws.WebSocket):
-        __slots__ = ()
-
-        def connection_made(self, transport: Any) -> None:
-            self.attach(transport)
-
-    def serve() -> ws.WebSocket:
-        made.append(Served(Session(), hub, max_size=65536))
-        return made[0]
-
-    server = await loop.create_server(serve, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    _reader, writer = await asyncio.open_connection("127.0.0.1", port)  # never read
-    while not made:
-        await asyncio.sleep(0.01)
-    sock = made[0]
-    for _ in range(200):
-        sock.send_text("x" * 60_000)
-    assert sock.buffered() > 1_000_000
-    writer.write(client_frame(0x1, b"{}", masked=False))  # 1002: the socket closes itself
-    while not sock.close_sent:
-        await asyncio.sleep(0.01)
-    t0 = time.monotonic()
-    await asyncio.wait_for(hub.close_all(1012, b"server restarting"), 3)
-    assert time.monotonic() - t0 < 2
-    assert sock.transport is None and len(hub) == 0
-    await asyncio.wait_for(ended.wait(), 1)
-    writer.close()
-    server.close()
-    await server.wait_closed()
+    async with Served(hub, ended) as (sock, _reader, writer):  # the client never reads
+        for _ in range(200):
+            sock.send_text("x" * 60_000)
+        assert sock.buffered() > 1_000_000
+        writer.write(client_frame(0x1, b"{}", masked=False))  # 1002: the socket closes itself
+        while not sock.close_sent:
+            await asyncio.sleep(0.01)
+        t0 = time.monotonic()
+        await asyncio.wait_for(hub.close_all(1012, b"server restarting"), 3)
+        assert time.monotonic() - t0 < 2
+        assert sock.transport is None and len(hub) == 0
+        await asyncio.wait_for(ended.wait(), 1)
 
 
 async def test_a_socket_that_never_joined_is_closed_with_1012_at_shutdown(
@@ -350,17 +378,7 @@ async def test_the_actor_gets_its_event_and_ack_in_one_write_and_the_others_thei
     """An action's frames to the actor (the event, then the ack) are corked into one socket write: one
     system call and one wake-up for the client instead of two. The other seat gets the event in its own."""
     _table_id, (p0, p1) = await seated_game(session, relay)
-    writes: dict[ws.WebSocket, list[bytes]] = {}
-    for sock in relay.app[HUB_KEY].sockets:
-        transport = sock.transport
-        assert transport is not None
-        seen = writes.setdefault(sock, [])
-
-        def record(data: Any, write: Any = transport.write, seen: list[bytes] = seen) -> None:
-            seen.append(bytes(data))
-            write(data)
-
-        transport.write = record  # type: ignore[method-assign]
+    writes = {sock: record_writes(sock) for sock in relay.app[HUB_KEY].sockets}
     ans = await p0.send({"type": "pass"})
     assert ans["type"] == "ack"
     await p1.wait_seq(ans["seq"])
@@ -375,58 +393,21 @@ async def test_the_actor_gets_its_event_and_ack_in_one_write_and_the_others_thei
 async def test_frames_corked_on_a_socket_go_out_in_one_write_in_order_and_a_close_drops_them() -> None:
     """cork/uncork on the socket itself: held frames go out as one write, in order; a ping first writes
     what was held before it; a close frame goes out at once and the frames held before it never do."""
-    loop = asyncio.get_running_loop()
-    hub = ws.Hub(heartbeat=30.0)
-
-    class Session:
-        async def frame(self, data: str | bytes, t0: float) -> bool:
-            return True
-
-        async def ended(self) -> None:
-            pass
-
-    made: list[ws.WebSocket] = []
-
-    class Served(ws.WebSocket):
-        __slots__ = ()
-
-        def connection_made(self, transport: Any) -> None:
-            self.attach(transport)
-
-    def serve() -> ws.WebSocket:
-        made.append(Served(Session(), hub, max_size=65536))
-        return made[0]
-
-    server = await loop.create_server(serve, "127.0.0.1", 0)
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
-    while not made:
-        await asyncio.sleep(0.01)
-    sock = made[0]
-    assert sock.transport is not None
-    writes: list[bytes] = []
-    write = sock.transport.write
-
-    def record(data: Any) -> None:
-        writes.append(bytes(data))
-        write(data)
-
-    sock.transport.write = record  # type: ignore[method-assign]
-    sock.cork()
-    sock.send_text("one")
-    sock.send_text("two")
-    assert writes == []
-    sock.ping(time.monotonic())  # flushes the held frames, then the ping
-    sock.send_text("three")
-    sock.uncork()
-    assert writes[0] == b"\x81\x03one\x81\x03two"
-    assert writes[1][0] == 0x89 and writes[2] == b"\x81\x05three"
-    sock.cork()
-    sock.send_text("lost")
-    sock.close_soon(1000)
-    sock.uncork()
-    assert writes[3][0] == 0x88 and len(writes) == 4
-    got = await asyncio.wait_for(reader.read(4096), 5)
-    assert b"lost" not in got and got.startswith(b"\x81\x03one\x81\x03two")
-    writer.close()
-    server.close()
-    await server.wait_closed()
+    async with Served(ws.Hub(heartbeat=30.0)) as (sock, reader, _writer):
+        writes = record_writes(sock)
+        sock.cork()
+        sock.send_text("one")
+        sock.send_text("two")
+        assert writes == []
+        sock.ping(time.monotonic())  # flushes the held frames, then the ping
+        sock.send_text("three")
+        sock.uncork()
+        assert writes[0] == b"\x81\x03one\x81\x03two"
+        assert writes[1][0] == 0x89 and writes[2] == b"\x81\x05three"
+        sock.cork()
+        sock.send_text("lost")
+        sock.close_soon(1000)
+        sock.uncork()
+        assert writes[3][0] == 0x88 and len(writes) == 4
+        got = await asyncio.wait_for(reader.read(4096), 5)
+        assert b"lost" not in got and got.startswith(b"\x81\x03one\x81\x03two")
