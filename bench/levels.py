@@ -1,9 +1,11 @@
 """Bot level matrix: seeded two-player self-play between the levels, through the real level policies.
 
 Pairings: each level against the one below (``beginner`` against a player choosing a uniformly random legal
-move), ``expert`` against a plain greedy player (top score, random tie-break), and ``beginner`` and
-``expert`` against themselves. Each deal is played twice with the seats swapped, and every pairing plays
-the same deals (paired games cancel most of the luck of the draw, and two variants paired with the same
+move), ``expert`` against a plain greedy player (top score, random tie-break), and ``beginner`` and ``expert``
+against themselves. ``seeker`` (not a level: the expert until the bag is empty, then only ever the placement
+after which it goes out soonest) measures how many stuck endings remain when both sides play the endgame only
+to go out (``--pairs seeker:seeker``). Each deal is played twice with the seats swapped, and every pairing
+plays the same deals (paired games cancel most of the luck of the draw, and two variants paired with the same
 opponent meet the same deals). For each pairing: the first level's win rate with its 95 % Wilson interval
 (ties count half), both mean scores, the mean spread with its 95 % interval, and the games ending by two
 rounds without a placement; per level: bingos per game and think time (median, p95, max, ms per move).
@@ -30,13 +32,17 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Final
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from relay.bots.equity import Position  # noqa: E402
+from engine.board import Board  # noqa: E402
+from relay.bots.equity import Position, leave_of  # noqa: E402
+from relay.bots.graph import WordGraph  # noqa: E402
 from relay.bots.leaves import LeaveModel  # noqa: E402
 from relay.bots.levels import LEVELS, Level  # noqa: E402
+from relay.bots.movegen import Candidate, generate  # noqa: E402
 from relay.bots.player import DEFAULT_BUDGET_SECONDS, ENDGAME_SECONDS, MoveGenDriver  # noqa: E402
 from relay.bots.selfplay import Decision, GameRecord, Policy, play_game  # noqa: E402
 
@@ -54,7 +60,6 @@ PAIRS = [
 
 def policies(driver: MoveGenDriver) -> dict[str, Policy]:
     graph = driver.warm()
-    from relay.bots.movegen import generate
 
     def plain(pick_random: bool) -> Policy:
         def choose(pos: Position, rng: random.Random) -> Decision:
@@ -70,10 +75,68 @@ def policies(driver: MoveGenDriver) -> dict[str, Policy]:
 
         return choose
 
-    out: dict[str, Policy] = {"random": plain(True), "greedy": plain(False)}
+    def seeker(pos: Position, rng: random.Random) -> Decision:
+        # The expert until the bag is empty, then only going out matters: the placement after which its
+        # remaining tiles go out in the fewest moves of its own (the opponent's play and the score ignored,
+        # ties by score): what is left of the stuck endings when nobody plays for points or to block.
+        if pos.bag_size or pos.players != 2:
+            return driver.decide(pos, LEVELS["expert"], rng)
+        moves = generate(pos.board, pos.rack, graph).moves
+        if not moves:
+            return Decision("pass")
+        cache: dict[tuple[object, str], list[Candidate]] = {}
+
+        def steps(m: Candidate) -> int:
+            left = leave_of(pos.rack, m)
+            return 0 if not left else _out_in(pos.board.with_cells_unchecked(_cells(m)), left, graph, cache)
+
+        best = min(moves, key=lambda m: (steps(m), -m.score, m.tiles))
+        return Decision("place", best)
+
+    out: dict[str, Policy] = {"random": plain(True), "greedy": plain(False), "seeker": seeker}
     for name, level in {**LEVELS, **VARIANTS}.items():
         out[name] = lambda pos, rng, level=level: driver.decide(pos, level, rng)  # type: ignore[misc]
     return out
+
+
+_NEVER: Final = 99
+# Search nodes per option when looking for a way out (a few hundred ms a move at most).
+_SEEK_NODES: Final = 60
+
+
+def _cells(m: Candidate) -> list[tuple[int, str]]:
+    return [(sq, letter.lower() if blank else letter) for sq, letter, blank in m.tiles]
+
+
+def _out_in(
+    board: Board, rack: str, graph: WordGraph, cache: dict[tuple[object, str], list[Candidate]]
+) -> int:
+    """Moves ``rack`` needs to go out playing alone on ``board``: depth first, most tiles first, the first
+    way found, within ``_SEEK_NODES`` nodes (``_NEVER``: none found). ``cache`` keeps the generations."""
+    nodes = 0
+
+    def walk(board: Board, rack: str) -> int:
+        nonlocal nodes
+        nodes += 1
+        if nodes > _SEEK_NODES:
+            return _NEVER
+        key = (board.cells, rack)
+        moves = cache.get(key)
+        if moves is None:
+            moves = sorted(generate(board, rack, graph).moves, key=lambda m: (-m.size, -m.score, m.tiles))
+            cache[key] = moves
+        for m in moves:
+            left = leave_of(rack, m)
+            if not left:
+                return 1
+            n = walk(board.with_cells_unchecked(_cells(m)), left)
+            if n < _NEVER:
+                return n + 1
+            if nodes > _SEEK_NODES:
+                break
+        return _NEVER
+
+    return walk(board, rack)
 
 
 VARIANTS: dict[str, Level] = {}
