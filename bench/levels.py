@@ -100,7 +100,7 @@ def policies(driver: MoveGenDriver) -> dict[str, Policy]:
 
 
 _NEVER: Final = 99
-# Search nodes per option when looking for a way out (a few hundred ms a move at most).
+# Search nodes per option when looking for a way out (seed 62: p95 504 ms a move, 16.5 s at worst).
 _SEEK_NODES: Final = 60
 
 

@@ -1,5 +1,5 @@
-"""The bench's out-seeker (``bench/levels.py``, the floor on stuck endings) plays first the tiles that
-would otherwise be stranded, even for fewer points, and is the expert while the bag holds tiles."""
+"""The bench's out-seeker (``bench/levels.py``: how many stuck endings remain when both sides only try to go
+out) plays first the tiles that would otherwise be stranded, even for fewer points."""
 
 from __future__ import annotations
 
