@@ -88,7 +88,7 @@ def policies(driver: MoveGenDriver) -> dict[str, Policy]:
 
         def steps(m: Candidate) -> int:
             left = leave_of(pos.rack, m)
-            return 0 if not left else _out_in(pos.board.with_cells_unchecked(_cells(m)), left, graph, cache)
+            return 0 if not left else _out_in(m.played_on(pos.board), left, graph, cache)
 
         best = min(moves, key=lambda m: (steps(m), -m.score, m.tiles))
         return Decision("place", best)
@@ -102,10 +102,6 @@ def policies(driver: MoveGenDriver) -> dict[str, Policy]:
 _NEVER: Final = 99
 # Search nodes per option when looking for a way out (seed 62: p95 504 ms a move, 16.5 s at worst).
 _SEEK_NODES: Final = 60
-
-
-def _cells(m: Candidate) -> list[tuple[int, str]]:
-    return [(sq, letter.lower() if blank else letter) for sq, letter, blank in m.tiles]
 
 
 def _out_in(
@@ -129,7 +125,7 @@ def _out_in(
             left = leave_of(rack, m)
             if not left:
                 return 1
-            n = walk(board.with_cells_unchecked(_cells(m)), left)
+            n = walk(m.played_on(board), left)
             if n < _NEVER:
                 return n + 1
             if nodes > _SEEK_NODES:

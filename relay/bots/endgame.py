@@ -90,9 +90,7 @@ class _Search:
             if not left:
                 value = float(m.score + 2 * theirs)
             else:
-                after = board.with_cells_unchecked(
-                    (sq, letter.lower() if blank else letter) for sq, letter, blank in m.tiles
-                )
+                after = m.played_on(board)
                 value = m.score - self.negamax(after, them, left, 0, depth - 1, -beta, -alpha)[0]
             if value > best:
                 best, best_move = value, m
@@ -163,9 +161,7 @@ def out_risk(
     bag."""
     if move.size < bag_size or bag_size <= 0:
         return 0.0
-    after = board.with_cells_unchecked(
-        (sq, letter.lower() if blank else letter) for sq, letter, blank in move.tiles
-    )
+    after = move.played_on(board)
     values = board.variant.values
     pool = list(unseen)
     total = 0.0

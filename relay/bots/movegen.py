@@ -49,6 +49,13 @@ class Candidate(NamedTuple):
     def size(self) -> int:
         return len(self.tiles)
 
+    def played_on(self, board: Board) -> Board:
+        """``board`` with this placement's tiles on it (a blank as its lower-case letter). Unchecked: the
+        candidate must have been generated on ``board``."""
+        return board.with_cells_unchecked(
+            (sq, letter.lower() if blank else letter) for sq, letter, blank in self.tiles
+        )
+
 
 class GenerationResult(NamedTuple):
     """The moves found, and whether the search ran to the end (False: the deadline cut it short)."""

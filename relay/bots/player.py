@@ -260,9 +260,7 @@ class MoveGenDriver:
         for o in top:
             board = pos.board
             if o.kind == "place" and o.move is not None:
-                board = board.with_cells_unchecked(
-                    (sq, letter.lower() if blank else letter) for sq, letter, blank in o.move.tiles
-                )
+                board = o.move.played_on(board)
             replies = [generate(board, rack, graph, deadline=deadline) for rack in racks]
             if not all(r.complete for r in replies):
                 break  # a reply cut short would flatter this option: compare those done
