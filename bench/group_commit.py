@@ -5,6 +5,10 @@ tables claimed by one node; batches of 1, 2, 3, 6 and 12 appends (one event each
 committed in turn, ``--appends`` appends per size. CPU is this process's (``time.process_time``): what the
 relay's journal thread spends per batch, PostgreSQL's own work excluded.
 
+Then the same batches through relay.groupcommit.GroupCommit on an event loop, as the relay sends them:
+committed in a worker thread (``thread_``) or on the loop (relay/pgloop.py, ``loop_``, the relay's way).
+This process's CPU per batch there includes the hand-offs between the loop and the thread.
+
 Output: ``#`` lines, then ``name<TAB>value<TAB>unit`` rows (bench/run_all.py).
 
 Usage: .venv/bin/python bench/group_commit.py [--appends 300] [--tables 60]
@@ -13,13 +17,16 @@ Usage: .venv/bin/python bench/group_commit.py [--appends 300] [--tables 60]
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from _relaybench import load_average, report
 
 from relay.cluster import PostgresServer
-from relay.groupcommit import Append
+from relay.groupcommit import Append, GroupCommit
+from relay.pgloop import LoopWriter
 from relay.pgstore import PostgresStore
 
 BODY = {
@@ -32,8 +39,56 @@ BODY = {
 }
 
 
+class Batches:
+    """Batches of ``size`` appends over the claimed tables, each with its table's next seq."""
+
+    def __init__(self, epochs: dict[str, int]) -> None:
+        self.epochs = epochs
+        self.ids = list(epochs)
+        self.seq = dict.fromkeys(epochs, 2)
+        self.n = 0
+
+    def next(self, size: int) -> list[Append]:
+        items = []
+        for k in range(size):
+            tid = self.ids[(self.n * size + k) % len(self.ids)]
+            items.append(Append(tid, self.seq[tid], [(BODY, None)], "playing", 5, self.epochs[tid]))
+            self.seq[tid] += 1
+        self.n += 1
+        return items
+
+
+async def through_group_commit(
+    store: PostgresStore, url: str, batches: Batches, appends: int
+) -> list[tuple[str, object, str]]:
+    rows: list[tuple[str, object, str]] = []
+    for mode in ("thread", "loop"):
+        writer = LoopWriter(url, store.node_id) if mode == "loop" else None
+        commits = GroupCommit(store, ThreadPoolExecutor(1), writer=writer)
+        for size in (1, 3):
+            cpu: list[float] = []
+            for _ in range(max(1, appends // size)):
+                items = batches.next(size)
+                c0 = time.process_time()
+                # Queued in one loop tick: one batch.
+                await asyncio.gather(*(commits.append(it) for it in items))
+                cpu.append(time.process_time() - c0)
+            rows.append(
+                (
+                    f"{mode}_batch{size}_cpu_us",
+                    round(statistics.mean(cpu) * 1e6),
+                    "us of CPU per batch (mean)",
+                )
+            )
+        if writer is not None:
+            await writer.close()
+    return rows
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--appends", type=int, default=300, help="appends per batch size")
     parser.add_argument("--tables", type=int, default=60)
     args = parser.parse_args()
@@ -41,31 +96,30 @@ def main() -> None:
     server.start()
     rows: list[tuple[str, object, str]] = []
     try:
-        store = PostgresStore(server.new_database(), node_id="bench")
+        url = server.new_database()
+        store = PostgresStore(url, node_id="bench")
         epochs: dict[str, int] = {}
         for i in range(args.tables):
             tid = f"t{i}"
             store.create_table(tid, created_ms=1, public=True, status="waiting", events=[{"n": 1}])
             epochs[tid] = store.claim(tid)
-        seq = dict.fromkeys(epochs, 2)
-        ids = list(epochs)
+        batches = Batches(epochs)
         for size in (1, 2, 3, 6, 12):
             cpu: list[float] = []
             wall: list[float] = []
-            for n in range(max(1, args.appends // size)):
-                items = []
-                for tid in (ids[(n * size + k) % len(ids)] for k in range(size)):
-                    items.append(Append(tid, seq[tid], [(BODY, None)], "playing", 5, epochs[tid]))
-                    seq[tid] += 1
+            for _ in range(max(1, args.appends // size)):
+                items = batches.next(size)
                 c0, w0 = time.process_time(), time.perf_counter()
                 assert store.append_many(items) == [None] * size
                 cpu.append(time.process_time() - c0)
                 wall.append(time.perf_counter() - w0)
+            mean = statistics.mean(cpu)
             rows += [
-                (f"batch{size}_cpu_us", round(statistics.mean(cpu) * 1e6), "us of relay CPU per batch (mean)"),
-                (f"batch{size}_cpu_per_append_us", round(statistics.mean(cpu) / size * 1e6), "us per append"),
+                (f"batch{size}_cpu_us", round(mean * 1e6), "us of relay CPU per batch (mean)"),
+                (f"batch{size}_cpu_per_append_us", round(mean / size * 1e6), "us per append"),
                 (f"batch{size}_wall_ms", round(statistics.median(wall) * 1e3, 2), "ms per batch (median)"),
             ]
+        rows += asyncio.run(through_group_commit(store, url, batches, args.appends))
         store.close()
     finally:
         server.stop()

@@ -61,12 +61,28 @@ class BatchStore(Protocol):
     ) -> None: ...
 
 
-class GroupCommit:
-    """Gathers appends on the event loop and commits them in batches, one batch at a time, in ``executor``."""
+class LoopBatchWriter(Protocol):
+    """A batch's commit awaited on the event loop (relay.pgloop.LoopWriter)."""
 
-    def __init__(self, store: BatchStore, executor: Executor, *, max_batch: int = MAX_BATCH) -> None:
+    async def append_many(self, items: Sequence[Append]) -> list[StoreError | None]: ...
+
+
+class GroupCommit:
+    """Gathers appends on the event loop and commits them in batches, one batch at a time: on the loop
+    through ``writer`` if given, else in ``executor``. A batch refused for a clash is replayed one append
+    per transaction in ``executor``."""
+
+    def __init__(
+        self,
+        store: BatchStore,
+        executor: Executor,
+        *,
+        writer: LoopBatchWriter | None = None,
+        max_batch: int = MAX_BATCH,
+    ) -> None:
         self.store = store
         self.executor = executor
+        self.writer = writer
         self.max_batch = max_batch
         self._queue: list[tuple[Append, asyncio.Future[None]]] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -90,7 +106,7 @@ class GroupCommit:
             items = [item for item, _ in batch]
             outcomes: list[BaseException | None]
             try:
-                outcomes = list(await loop.run_in_executor(self.executor, self._commit, items))
+                outcomes = list(await self._commit_batch(loop, items))
             except asyncio.CancelledError:
                 # The executor was shut down (the relay is stopping) or this task cancelled: whether the
                 # batch committed is unknown, so nobody waiting may be acknowledged.
@@ -114,6 +130,18 @@ class GroupCommit:
                 else:
                     future.set_exception(outcome)
 
+    async def _commit_batch(
+        self, loop: asyncio.AbstractEventLoop, items: list[Append]
+    ) -> Sequence[BaseException | None]:
+        if self.writer is None:
+            return await loop.run_in_executor(self.executor, self._commit, items)
+        try:
+            return await self.writer.append_many(items)
+        except NotOwner:
+            raise
+        except StoreError:
+            return await loop.run_in_executor(self.executor, self._replay, items)
+
     def _commit(self, items: list[Append]) -> Sequence[BaseException | None]:
         # A worker thread.
         try:
@@ -121,9 +149,13 @@ class GroupCommit:
         except NotOwner:
             raise
         except StoreError:
-            if len(items) == 1:
-                return [StoreError(f"table {items[0].table_id}: seq {items[0].first_seq} already journaled")]
-        # Nothing of the batch was written: one transaction per append finds the clashing one(s).
+            return self._replay(items)
+
+    def _replay(self, items: list[Append]) -> Sequence[BaseException | None]:
+        # A worker thread. Nothing of the batch was written: one transaction per append finds the clashing
+        # one(s).
+        if len(items) == 1:
+            return [StoreError(f"table {items[0].table_id}: seq {items[0].first_seq} already journaled")]
         out: list[BaseException | None] = []
         for it in items:
             try:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from relay.groupcommit import Append, GroupCommit
 from relay.journal import JournalUnavailable
 from relay.logs import event as log_event
+from relay.pgloop import LoopWriter
 from relay.pgstore import NotOwner, PostgresStore
 from relay.store import FrameRow, RematchRow, StoreError
 
@@ -90,7 +91,8 @@ class Ownership:
         self.offset_ms = 0
         self.executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="lexio-journal")
         # Appends share transactions (relay/groupcommit.py), one in flight at a time.
-        self.commits = GroupCommit(store, self.executor)
+        self.writer = LoopWriter(store.url, store.node_id, timeout=store.timeout)
+        self.commits = GroupCommit(store, self.executor, writer=self.writer)
         self._guard = threading.Lock()
         self._last_ok: float | None = None  # monotonic time the last successful heartbeat was sent
         self._lapsed = False  # a gap longer than stale_after between heartbeats: tables may have moved
@@ -413,6 +415,7 @@ class Ownership:
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, 5.0)
         self.executor.shutdown(wait=False, cancel_futures=True)
+        await self.writer.close()
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a journal worker thread (for PostgreSQL calls made outside this module)."""

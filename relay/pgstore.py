@@ -152,7 +152,7 @@ _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS schema_version"
     " (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
 )
-_UNAVAILABLE = (psycopg.OperationalError, psycopg.InterfaceError, psycopg_pool.PoolTimeout)
+UNAVAILABLE = (psycopg.OperationalError, psycopg.InterfaceError, psycopg_pool.PoolTimeout)
 
 
 class NotOwner(StoreError):
@@ -192,6 +192,7 @@ class PostgresStore:
         self._liveness: psycopg.Connection[tuple[Any, ...]] | None = None
         self._exclusive: psycopg.Connection[tuple[Any, ...]] | None = None
         self._timeout = timeout
+        self.timeout = timeout  # seconds to wait for a connection (psycopg's connect_timeout, the pool's)
         self._pool: psycopg_pool.ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = (
             psycopg_pool.ConnectionPool(
                 url,
@@ -205,7 +206,7 @@ class PostgresStore:
         )
         try:
             self._pool.open(wait=True, timeout=timeout)
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             self._pool.close()
             raise JournalUnavailable(f"cannot reach the journal at {redact_url(url)}: {exc}") from exc
         try:
@@ -222,7 +223,7 @@ class PostgresStore:
                 self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
                 application_name="lexio-relay-lock",
             )  # fmt: skip
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise JournalUnavailable(f"cannot reach the journal at {redact_url(self.url)}: {exc}") from exc
         self._exclusive = conn
         give_up = time.monotonic() + self._timeout
@@ -245,7 +246,7 @@ class PostgresStore:
         try:
             with self._pool.connection() as conn, conn.transaction():
                 yield conn
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise JournalUnavailable(f"journal at {redact_url(self.url)}: {exc}") from exc
 
     def _migrate(self, migrations: Sequence[Sequence[str]]) -> int:
@@ -361,58 +362,20 @@ class PostgresStore:
 
         One statement in autocommit mode, so one transaction and one round trip: the schema's
         ``lexio_append_many`` (version 6) given the batch as one JSON document."""
-        node = self.node_id
-        doc = _dumps(
-            {
-                "ids": sorted({it.table_id for it in items}),
-                "events": [
-                    {"t": it.table_id, "s": it.first_seq + i, "b": _dumps(body), "h": th, "ep": it.epoch}
-                    for it in items
-                    for i, (body, th) in enumerate(it.events)
-                ],
-                "frames": [
-                    {
-                        "t": it.table_id,
-                        "s": f.seq,
-                        "w": f.who,
-                        "i": f.frame_id,
-                        "g": f.digest,
-                        "a": _dumps(f.answer),
-                        "ep": it.epoch,
-                    }
-                    for it in items
-                    if (f := it.frame) is not None
-                ],
-                "changes": [
-                    {"id": it.table_id, "st": it.status, "ms": it.now_ms, "ep": it.epoch}
-                    for it in items
-                    if it.status is not None
-                ],
-            }
-        )
+        doc = batch_document(items)
         try:
             with self._pool.connection() as conn:
                 conn.autocommit = True
                 try:
-                    rows = conn.execute(_APPEND_MANY, (doc, node)).fetchall()
+                    rows = conn.execute(APPEND_MANY, (doc, self.node_id)).fetchall()
                 finally:
                     if not conn.closed:
                         conn.autocommit = False
         except errors.UniqueViolation as exc:
-            raise StoreError(f"a seq of {len(items)} grouped appends is already journaled: {exc}") from exc
-        except _UNAVAILABLE as exc:
+            raise batch_clash(items, exc) from exc
+        except UNAVAILABLE as exc:
             raise JournalUnavailable(f"journal at {redact_url(self.url)}: {exc}") from exc
-        held = {r[0]: (r[1], int(r[2])) for r in rows}
-        out: list[StoreError | None] = []
-        for it in items:
-            row = held.get(it.table_id)
-            if row == (node, it.epoch):
-                out.append(None)
-                continue
-            where = f"owner {row[0]} at epoch {row[1]}" if row else "no such table"
-            message = f"table {it.table_id}: node {node} at epoch {it.epoch} no longer owns it ({where})"
-            out.append(NotOwner("stale_epoch", message))
-        return out
+        return batch_outcomes(items, rows, self.node_id)
 
     # -- ownership (cluster mode): heartbeats, claims with an epoch, fenced writes ---------------------------
     def heartbeat(self) -> int:
@@ -431,7 +394,7 @@ class PostgresStore:
                 )
             row = self._liveness.execute(_HEARTBEAT, (self.node_id,)).fetchone()
             return int(row[0]) if row else 0
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             if self._liveness is not None:
                 self._liveness.close()
                 self._liveness = None
@@ -608,7 +571,7 @@ class PostgresStore:
 
 
 # The group commit's one statement (PostgresStore.append_many, _APPEND_MANY_FUNCTION).
-_APPEND_MANY = "SELECT locked_id, locked_owner, locked_epoch FROM lexio_append_many(%s, %s)"
+APPEND_MANY = "SELECT locked_id, locked_owner, locked_epoch FROM lexio_append_many(%s, %s)"
 _HEARTBEAT = (
     "INSERT INTO nodes (node_id) VALUES (%s) ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()"
     " RETURNING (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
@@ -647,3 +610,57 @@ def _rematch_row(row: tuple[Any, ...]) -> RematchRow:
 
 def _dumps(body: dict[str, Any]) -> str:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def batch_document(items: Sequence[Append]) -> str:
+    """``lexio_append_many``'s JSON document for a batch of appends (at most one per table)."""
+    return _dumps(
+        {
+            "ids": sorted({it.table_id for it in items}),
+            "events": [
+                {"t": it.table_id, "s": it.first_seq + i, "b": _dumps(body), "h": th, "ep": it.epoch}
+                for it in items
+                for i, (body, th) in enumerate(it.events)
+            ],
+            "frames": [
+                {
+                    "t": it.table_id,
+                    "s": f.seq,
+                    "w": f.who,
+                    "i": f.frame_id,
+                    "g": f.digest,
+                    "a": _dumps(f.answer),
+                    "ep": it.epoch,
+                }
+                for it in items
+                if (f := it.frame) is not None
+            ],
+            "changes": [
+                {"id": it.table_id, "st": it.status, "ms": it.now_ms, "ep": it.epoch}
+                for it in items
+                if it.status is not None
+            ],
+        }
+    )
+
+
+def batch_outcomes(
+    items: Sequence[Append], rows: Sequence[tuple[Any, ...]], node: str
+) -> list[StoreError | None]:
+    """Per append of a committed batch: None (written) or NotOwner stale_epoch (its table's row, as
+    ``lexio_append_many`` locked and returned it, is not ``node``'s at its epoch: nothing of it written)."""
+    held = {r[0]: (r[1], int(r[2])) for r in rows}
+    out: list[StoreError | None] = []
+    for it in items:
+        row = held.get(it.table_id)
+        if row == (node, it.epoch):
+            out.append(None)
+            continue
+        where = f"owner {row[0]} at epoch {row[1]}" if row else "no such table"
+        message = f"table {it.table_id}: node {node} at epoch {it.epoch} no longer owns it ({where})"
+        out.append(NotOwner("stale_epoch", message))
+    return out
+
+
+def batch_clash(items: Sequence[Append], exc: Exception) -> StoreError:
+    return StoreError(f"a seq of {len(items)} grouped appends is already journaled: {exc}")

@@ -1,14 +1,16 @@
 """Group commit (relay/groupcommit.py): the fenced appends of many tables share one PostgreSQL transaction,
 each still checked against its own table's epoch in it; a stale one is refused alone; nothing is answered
 before its commit returned; a clash or an unreachable journal fails the appends it concerns, as each would
-have failed on its own. On a real database (the session's throw-away PostgreSQL)."""
+have failed on its own. Batches are committed on the event loop (relay/pgloop.py, as the relay does) or in a
+worker thread; each behaviour is proved for both where both can show it. On a real database (the session's
+throw-away PostgreSQL)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
@@ -17,6 +19,7 @@ from clusterkit import kill_heartbeat
 
 from relay.groupcommit import Append, GroupCommit
 from relay.journal import JournalUnavailable
+from relay.pgloop import LoopWriter
 from relay.pgstore import NotOwner, PostgresStore
 from relay.store import FrameRow, StoreError
 
@@ -39,6 +42,17 @@ def _steal(url: str, thief: PostgresStore, table_id: str, victim: str) -> int:
 
 def _bodies(store: PostgresStore, table_id: str) -> list[dict[str, object]]:
     return [r.body for r in store.events(table_id)]
+
+
+@pytest.fixture(params=["on the event loop", "in a worker thread"])
+async def commits(
+    request: pytest.FixtureRequest, nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+) -> AsyncIterator[GroupCommit]:
+    """Node A's group commit, committing on the loop (the relay's way) or in a worker thread."""
+    writer = LoopWriter(pg_url, "node-a") if request.param == "on the event loop" else None
+    yield GroupCommit(nodes[0], ThreadPoolExecutor(1), writer=writer)
+    if writer is not None:
+        await writer.close()
 
 
 def test_many_tables_appends_commit_in_one_transaction_and_a_stale_epoch_is_refused_alone(
@@ -140,12 +154,11 @@ async def test_appends_arriving_during_a_commit_share_the_next_transaction_and_n
 
 
 async def test_a_stale_table_in_a_group_commit_raises_not_owner_and_the_others_are_acknowledged(
-    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str, commits: GroupCommit
 ) -> None:
     a, b = nodes
     epochs = _tables(a, 3)
     _steal(pg_url, b, "t1", "node-a")
-    commits = GroupCommit(a, ThreadPoolExecutor(1))
     outcomes = await asyncio.gather(
         *(commits.append(Append(tid, 2, [({"x": tid}, None)], None, 5, e)) for tid, e in epochs.items()),
         return_exceptions=True,
@@ -157,11 +170,10 @@ async def test_a_stale_table_in_a_group_commit_raises_not_owner_and_the_others_a
 
 
 async def test_a_clash_in_a_group_commit_fails_only_the_clashing_append(
-    nodes: tuple[PostgresStore, PostgresStore],
+    nodes: tuple[PostgresStore, PostgresStore], commits: GroupCommit
 ) -> None:
     a, _ = nodes
     epochs = _tables(a, 3)
-    commits = GroupCommit(a, ThreadPoolExecutor(1))
     seqs = {"t0": 2, "t1": 1, "t2": 2}  # t1's seq 1 is taken
     outcomes = await asyncio.gather(
         *(commits.append(Append(t, seqs[t], [({"x": t}, None)], None, 5, e)) for t, e in epochs.items()),
@@ -171,6 +183,93 @@ async def test_a_clash_in_a_group_commit_fails_only_the_clashing_append(
     assert isinstance(outcomes[1], StoreError) and not isinstance(outcomes[1], NotOwner)
     assert _bodies(a, "t0") == [{"n": 1}, {"x": "t0"}] and _bodies(a, "t2") == [{"n": 1}, {"x": "t2"}]
     assert _bodies(a, "t1") == [{"n": 1}]
+
+
+async def test_on_the_loop_appends_arriving_during_a_commit_share_the_next_one_and_none_is_answered_before_it(
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+) -> None:
+    """The first batch is held by another transaction's lock on its table's row, on the server itself."""
+    a, _ = nodes
+    epochs = _tables(a, 12)
+    writer = LoopWriter(pg_url, "node-a")
+    commits = GroupCommit(a, ThreadPoolExecutor(1), writer=writer)
+    tids = list(epochs)
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("SELECT 1 FROM tables WHERE id = %s FOR UPDATE", (tids[0],))
+        first = asyncio.ensure_future(
+            commits.append(Append(tids[0], 2, [({"x": 0}, None)], None, 5, epochs[tids[0]]))
+        )
+        await asyncio.sleep(0.2)
+        rest = [
+            asyncio.ensure_future(commits.append(Append(t, 2, [({"x": i}, None)], None, 5, epochs[t])))
+            for i, t in enumerate(tids[1:], start=1)
+        ]
+        await asyncio.sleep(0.2)
+        assert not first.done() and not any(f.done() for f in rest)
+        assert commits.batches == 0
+        holder.rollback()
+    await asyncio.wait_for(first, 10)
+    await asyncio.wait_for(asyncio.gather(*rest), 10)
+    assert commits.batches == 2 and commits.appends == 12
+    for i, tid in enumerate(tids):
+        assert _bodies(a, tid) == [{"n": 1}, {"x": i}]
+    await writer.close()
+
+
+async def test_on_the_loop_a_commit_connection_cut_by_the_server_fails_its_batch_and_the_next_reconnects(
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+) -> None:
+    a, _ = nodes
+    epochs = _tables(a, 3)
+    writer = LoopWriter(pg_url, "node-a")
+    commits = GroupCommit(a, ThreadPoolExecutor(1), writer=writer)
+    await commits.append(Append("t0", 2, [({"x": 0}, None)], None, 5, epochs["t0"]))
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'lexio-commit'"
+        )
+    with pytest.raises(JournalUnavailable):
+        await commits.append(Append("t1", 2, [({"x": 1}, None)], None, 5, epochs["t1"]))
+    await commits.append(Append("t2", 2, [({"x": 2}, None)], None, 5, epochs["t2"]))
+    assert _bodies(a, "t0") == [{"n": 1}, {"x": 0}] and _bodies(a, "t2") == [{"n": 1}, {"x": 2}]
+    assert _bodies(a, "t1") == [{"n": 1}]
+    await writer.close()
+
+
+async def test_on_the_loop_an_unreachable_journal_fails_every_append_with_journal_unavailable(
+    nodes: tuple[PostgresStore, PostgresStore],
+) -> None:
+    writer = LoopWriter("postgresql://lexio@127.0.0.1:9/none", "node-a", timeout=1)
+    commits = GroupCommit(nodes[0], ThreadPoolExecutor(1), writer=writer)
+    outcomes = await asyncio.gather(
+        *(commits.append(Append(f"t{i}", 2, [({}, None)], None, 5, 1)) for i in range(3)),
+        return_exceptions=True,
+    )
+    assert all(isinstance(o, JournalUnavailable) for o in outcomes)
+    assert "127.0.0.1:9" in str(outcomes[0])
+
+
+async def test_on_the_loop_a_cancelled_commit_answers_nobody_and_its_connection_is_never_reused(
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+) -> None:
+    a, _ = nodes
+    epochs = _tables(a, 2)
+    writer = LoopWriter(pg_url, "node-a")
+    commits = GroupCommit(a, ThreadPoolExecutor(1), writer=writer)
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("SELECT 1 FROM tables WHERE id = 't0' FOR UPDATE")
+        held = asyncio.ensure_future(
+            commits.append(Append("t0", 2, [({"x": 0}, None)], None, 5, epochs["t0"]))
+        )
+        await asyncio.sleep(0.2)
+        assert commits._flusher is not None
+        commits._flusher.cancel()
+        outcome = (await asyncio.gather(held, return_exceptions=True))[0]
+        assert isinstance(outcome, JournalUnavailable)
+        holder.rollback()
+    await commits.append(Append("t1", 2, [({"x": 1}, None)], None, 5, epochs["t1"]))
+    assert _bodies(a, "t1") == [{"n": 1}, {"x": 1}]
+    await writer.close()
 
 
 class DownStore:
