@@ -191,7 +191,6 @@ class PostgresStore:
         self.node_id = node_id or f"node-{uuid.uuid4().hex[:12]}"
         self._liveness: psycopg.Connection[tuple[Any, ...]] | None = None
         self._exclusive: psycopg.Connection[tuple[Any, ...]] | None = None
-        self._timeout = timeout
         self.timeout = timeout  # seconds to wait for a connection (psycopg's connect_timeout, the pool's)
         self._pool: psycopg_pool.ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = (
             psycopg_pool.ConnectionPool(
@@ -220,13 +219,13 @@ class PostgresStore:
     def _take_exclusive_lock(self) -> None:
         try:
             conn = psycopg.connect(
-                self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
+                self.url, autocommit=True, connect_timeout=max(1, int(self.timeout)),
                 application_name="lexio-relay-lock",
             )  # fmt: skip
         except UNAVAILABLE as exc:
             raise JournalUnavailable(f"cannot reach the journal at {redact_url(self.url)}: {exc}") from exc
         self._exclusive = conn
-        give_up = time.monotonic() + self._timeout
+        give_up = time.monotonic() + self.timeout
         while True:
             row = conn.execute(
                 "SELECT pg_try_advisory_lock(%s, hashtext(current_schema()))", (EXCLUSIVE_LOCK_SPACE,)
@@ -386,7 +385,7 @@ class PostgresStore:
         try:
             if self._liveness is None or self._liveness.closed:
                 self._liveness = psycopg.connect(
-                    self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
+                    self.url, autocommit=True, connect_timeout=max(1, int(self.timeout)),
                     application_name="lexio-node",
                 )  # fmt: skip
                 self._liveness.execute(
