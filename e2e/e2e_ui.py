@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -282,22 +283,44 @@ def error_text(p: Player) -> str:
     return " | ".join(loc.all_inner_texts())
 
 
+class NoPlay(AssertionError):
+    """The player on turn has no placement (a rack such as NFYMMBV on the empty board)."""
+
+
 def pick_table(
-    relay: Relay, planner: Planner, names: list[str], want: Any, tries: int = 200
+    relay: Relay | None,
+    planner: Planner,
+    names: list[str],
+    want: Any,
+    tries: int = 200,
+    *,
+    turn_seconds: int = 120,
+    create: Callable[[], str] | None = None,
 ) -> tuple[str, Any]:
-    """Create private tables until the seeded deal of one suits ``want(state)`` (returns a truthy plan)."""
+    """Create private tables (``create``, else on ``relay``) until the seeded deal of one suits
+    ``want(state)`` (returns a truthy plan). A deal where ``want`` meets a rack with no play is skipped:
+    the table id is random, so any test that plans a play must pick its deal this way."""
     for _ in range(tries):
-        table_id = relay.create_table()
-        st = planner.deal(SEED, table_id, names, 120)
-        plan = want(st)
+        if create is not None:
+            table_id = create()
+        else:
+            assert relay is not None
+            table_id = relay.create_table(turn_seconds=turn_seconds)
+        st = planner.deal(SEED, table_id, names, turn_seconds)
+        try:
+            plan = want(st)
+        except NoPlay:
+            continue
         if plan:
             return table_id, plan
     raise AssertionError(f"no seeded deal in {tries} tables suits the test")
 
 
 def best(planner: Planner, st: engine.GameState, *, blanks: bool = True) -> engine.Place:
+    """The top-scoring play for the seat on turn. Raises NoPlay."""
     moves = [m for m in planner.moves(st) if blanks or not any(t.blank for t in m.tiles)]
-    assert moves, "the planner found no play"
+    if not moves:
+        raise NoPlay("the planner found no play")
     return max(moves, key=lambda m: (features(st, m)["total"], -len(m.tiles)))
 
 

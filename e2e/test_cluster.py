@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 from e2e_plan import Planner
-from e2e_ui import ROOT, SEED, best, place_and_submit, seat
+from e2e_ui import ROOT, SEED, best, pick_table, place_and_submit, seat
 from playwright.sync_api import expect
 
 from relay.cluster import HAProxy, PostgresServer, RedisServer, RelayNode
@@ -98,7 +98,7 @@ def test_browsers_through_the_front_come_back_on_another_relay_after_a_kill_9_an
     players: Any, cluster: Cluster, planner: Planner
 ) -> None:
     names = ["Alice", "Bob"]
-    table_id = cluster.create_table()
+    table_id, _ = pick_table(None, planner, names, lambda st: best(planner, st), create=cluster.create_table)
     alice, bob = people = [players(n, base=cluster.url) for n in names]
     seat(people, cluster.url, table_id)
     st = planner.deal(SEED, table_id, names, 120)

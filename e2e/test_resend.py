@@ -7,7 +7,7 @@ import signal
 from typing import Any
 
 from e2e_plan import Planner
-from e2e_ui import SEED, Relay, best, seat
+from e2e_ui import SEED, Relay, best, pick_table, seat
 from playwright.sync_api import expect
 
 
@@ -16,7 +16,7 @@ def test_a_play_lost_with_the_relay_is_resent_by_the_browser_and_applied_once(
 ) -> None:
     relay = own_relay
     names = ["Alice", "Bob"]
-    table_id = relay.create_table()
+    table_id, _ = pick_table(relay, planner, names, lambda st: best(planner, st))
     alice, bob = people = [players(n, base=relay.url) for n in names]
     seat(people, relay.url, table_id)
     st = planner.deal(SEED, table_id, names, 120)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from e2e_plan import Planner
-from e2e_ui import SEED, Relay, best, place_and_submit, seat
+from e2e_ui import SEED, Relay, best, pick_table, place_and_submit, seat
 from playwright.sync_api import expect
 
 import engine
@@ -16,7 +16,7 @@ def test_relay_killed_mid_game_browsers_reconnect_and_finish(
 ) -> None:
     relay = own_relay
     names = ["Alice", "Bob"]
-    table_id = relay.create_table()
+    table_id, _ = pick_table(relay, planner, names, lambda st: best(planner, st))
     alice, bob = people = [players(n, base=relay.url) for n in names]
     seat(people, relay.url, table_id)
     st = planner.deal(SEED, table_id, names, 120)

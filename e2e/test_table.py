@@ -164,7 +164,8 @@ def test_turn_timeout_passes_and_closed_page_waits_only_grace_then_rejoin(
     players: Any, relay: Relay, planner: Planner
 ) -> None:
     names = ["Alice", "Bob"]
-    table_id = relay.create_table(turn_seconds=30)
+    # Alice plays after the two time-outs: a deal whose opening rack has a play.
+    table_id, _ = pick_table(relay, planner, names, lambda st: best(planner, st), turn_seconds=30)
     alice, bob = people = [players(n) for n in names]
     seat(people, relay.url, table_id)
     st = planner.deal(SEED, table_id, names, 30)
