@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from e2e_plan import Planner
-from e2e_ui import ROOT, SEED, best, place_and_submit, seat
+from e2e_ui import ROOT, SEED, best, pick_table, place_and_submit, seat
 from playwright.sync_api import expect
 
 from relay.cluster import PostgresServer, RedisServer, RelayNode
@@ -60,15 +60,18 @@ def pair(tmp_path: Path, words_file: Path, site: Path) -> Iterator[Pair]:
 def test_a_page_on_a_relay_that_does_not_own_the_table_plays_through_the_owner_and_survives_redis_restarting(
     players: Any, pair: Pair, planner: Planner
 ) -> None:
-    req = urllib.request.Request(
-        pair.owner.url + "/api/tables",
-        data=json.dumps({"turn_seconds": 120, "public": False}).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(req, timeout=5) as r:
-        table_id = str(json.loads(r.read())["id"])
+    def create() -> str:
+        req = urllib.request.Request(
+            pair.owner.url + "/api/tables",
+            data=json.dumps({"turn_seconds": 120, "public": False}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return str(json.loads(r.read())["id"])
+
     names = ["Alice", "Bob"]
+    table_id, _ = pick_table(None, planner, names, lambda st: best(planner, st), create=create)
     alice = players("Alice", base=pair.owner.url)  # on the owner: claims the table
     bob = players("Bob", base=pair.edge.url)  # page and socket on the other relay: relayed
     people = [alice, bob]
