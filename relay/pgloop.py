@@ -77,11 +77,9 @@ class LoopWriter:
             try:
                 await conn.close()
             except psycopg.Error:
-                self._abandon(conn)
+                conn.pgconn.finish()
 
-    def _abandon(self, conn: psycopg.AsyncConnection[tuple[Any, ...]] | None = None) -> None:
-        conn = conn or self._conn
-        if conn is self._conn:
-            self._conn = None
+    def _abandon(self) -> None:
+        conn, self._conn = self._conn, None
         if conn is not None:
             conn.pgconn.finish()  # closes the socket at once, no round trip (we may be cancelled)

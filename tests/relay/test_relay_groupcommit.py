@@ -8,6 +8,7 @@ throw-away PostgreSQL)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -44,15 +45,33 @@ def _bodies(store: PostgresStore, table_id: str) -> list[dict[str, object]]:
     return [r.body for r in store.events(table_id)]
 
 
+@contextlib.asynccontextmanager
+async def _on_the_loop(store: PostgresStore, url: str) -> AsyncIterator[GroupCommit]:
+    """``store``'s group commit on the event loop (the relay's way); its connection is closed after."""
+    writer = LoopWriter(url, store.node_id)
+    try:
+        yield GroupCommit(store, ThreadPoolExecutor(1), writer=writer)
+    finally:
+        await writer.close()
+
+
+@pytest.fixture
+async def loop_commits(nodes: tuple[PostgresStore, PostgresStore], pg_url: str) -> AsyncIterator[GroupCommit]:
+    """Node A's group commit on the event loop."""
+    async with _on_the_loop(nodes[0], pg_url) as commits:
+        yield commits
+
+
 @pytest.fixture(params=["on the event loop", "in a worker thread"])
 async def commits(
     request: pytest.FixtureRequest, nodes: tuple[PostgresStore, PostgresStore], pg_url: str
 ) -> AsyncIterator[GroupCommit]:
-    """Node A's group commit, committing on the loop (the relay's way) or in a worker thread."""
-    writer = LoopWriter(pg_url, "node-a") if request.param == "on the event loop" else None
-    yield GroupCommit(nodes[0], ThreadPoolExecutor(1), writer=writer)
-    if writer is not None:
-        await writer.close()
+    """Node A's group commit, committing on the loop or in a worker thread."""
+    if request.param == "in a worker thread":
+        yield GroupCommit(nodes[0], ThreadPoolExecutor(1))
+        return
+    async with _on_the_loop(nodes[0], pg_url) as on_loop:
+        yield on_loop
 
 
 def test_many_tables_appends_commit_in_one_transaction_and_a_stale_epoch_is_refused_alone(
@@ -186,54 +205,48 @@ async def test_a_clash_in_a_group_commit_fails_only_the_clashing_append(
 
 
 async def test_on_the_loop_appends_arriving_during_a_commit_share_the_next_one_and_none_is_answered_before_it(
-    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str, loop_commits: GroupCommit
 ) -> None:
     """The first batch is held by another transaction's lock on its table's row, on the server itself."""
     a, _ = nodes
     epochs = _tables(a, 12)
-    writer = LoopWriter(pg_url, "node-a")
-    commits = GroupCommit(a, ThreadPoolExecutor(1), writer=writer)
     tids = list(epochs)
     with psycopg.connect(pg_url) as holder:
         holder.execute("SELECT 1 FROM tables WHERE id = %s FOR UPDATE", (tids[0],))
         first = asyncio.ensure_future(
-            commits.append(Append(tids[0], 2, [({"x": 0}, None)], None, 5, epochs[tids[0]]))
+            loop_commits.append(Append(tids[0], 2, [({"x": 0}, None)], None, 5, epochs[tids[0]]))
         )
         await asyncio.sleep(0.2)
         rest = [
-            asyncio.ensure_future(commits.append(Append(t, 2, [({"x": i}, None)], None, 5, epochs[t])))
+            asyncio.ensure_future(loop_commits.append(Append(t, 2, [({"x": i}, None)], None, 5, epochs[t])))
             for i, t in enumerate(tids[1:], start=1)
         ]
         await asyncio.sleep(0.2)
         assert not first.done() and not any(f.done() for f in rest)
-        assert commits.batches == 0
+        assert loop_commits.batches == 0
         holder.rollback()
     await asyncio.wait_for(first, 10)
     await asyncio.wait_for(asyncio.gather(*rest), 10)
-    assert commits.batches == 2 and commits.appends == 12
+    assert loop_commits.batches == 2 and loop_commits.appends == 12
     for i, tid in enumerate(tids):
         assert _bodies(a, tid) == [{"n": 1}, {"x": i}]
-    await writer.close()
 
 
 async def test_on_the_loop_a_commit_connection_cut_by_the_server_fails_its_batch_and_the_next_reconnects(
-    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str, loop_commits: GroupCommit
 ) -> None:
     a, _ = nodes
     epochs = _tables(a, 3)
-    writer = LoopWriter(pg_url, "node-a")
-    commits = GroupCommit(a, ThreadPoolExecutor(1), writer=writer)
-    await commits.append(Append("t0", 2, [({"x": 0}, None)], None, 5, epochs["t0"]))
+    await loop_commits.append(Append("t0", 2, [({"x": 0}, None)], None, 5, epochs["t0"]))
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'lexio-commit'"
         )
     with pytest.raises(JournalUnavailable):
-        await commits.append(Append("t1", 2, [({"x": 1}, None)], None, 5, epochs["t1"]))
-    await commits.append(Append("t2", 2, [({"x": 2}, None)], None, 5, epochs["t2"]))
+        await loop_commits.append(Append("t1", 2, [({"x": 1}, None)], None, 5, epochs["t1"]))
+    await loop_commits.append(Append("t2", 2, [({"x": 2}, None)], None, 5, epochs["t2"]))
     assert _bodies(a, "t0") == [{"n": 1}, {"x": 0}] and _bodies(a, "t2") == [{"n": 1}, {"x": 2}]
     assert _bodies(a, "t1") == [{"n": 1}]
-    await writer.close()
 
 
 async def test_on_the_loop_an_unreachable_journal_fails_every_append_with_journal_unavailable(
@@ -250,26 +263,23 @@ async def test_on_the_loop_an_unreachable_journal_fails_every_append_with_journa
 
 
 async def test_on_the_loop_a_cancelled_commit_answers_nobody_and_its_connection_is_never_reused(
-    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str, loop_commits: GroupCommit
 ) -> None:
     a, _ = nodes
     epochs = _tables(a, 2)
-    writer = LoopWriter(pg_url, "node-a")
-    commits = GroupCommit(a, ThreadPoolExecutor(1), writer=writer)
     with psycopg.connect(pg_url) as holder:
         holder.execute("SELECT 1 FROM tables WHERE id = 't0' FOR UPDATE")
         held = asyncio.ensure_future(
-            commits.append(Append("t0", 2, [({"x": 0}, None)], None, 5, epochs["t0"]))
+            loop_commits.append(Append("t0", 2, [({"x": 0}, None)], None, 5, epochs["t0"]))
         )
         await asyncio.sleep(0.2)
-        assert commits._flusher is not None
-        commits._flusher.cancel()
+        assert loop_commits._flusher is not None
+        loop_commits._flusher.cancel()
         outcome = (await asyncio.gather(held, return_exceptions=True))[0]
         assert isinstance(outcome, JournalUnavailable)
         holder.rollback()
-    await commits.append(Append("t1", 2, [({"x": 1}, None)], None, 5, epochs["t1"]))
+    await loop_commits.append(Append("t1", 2, [({"x": 1}, None)], None, 5, epochs["t1"]))
     assert _bodies(a, "t1") == [{"n": 1}, {"x": 1}]
-    await writer.close()
 
 
 class DownStore:
