@@ -31,10 +31,31 @@ from typing import Final, Protocol
 
 from relay.lexicon import CACHE_FORMAT as LEXICON_FORMAT
 
-__all__ = ["ALL_LETTERS", "GRAPH_FORMAT", "TERMINAL", "GraphError", "WordGraph", "build_graph", "load_graph"]
+__all__ = [
+    "ALL_LETTERS",
+    "GRAPH_FORMAT",
+    "TERMINAL",
+    "GraphError",
+    "WordGraph",
+    "build_graph",
+    "letter_mask",
+    "load_graph",
+]
 
 TERMINAL: Final = 1 << 26
 ALL_LETTERS: Final = TERMINAL - 1
+
+
+def letter_mask(text: str) -> int:
+    """The bit mask (A = bit 0) of the letters A-Z in ``text``; other characters (a blank's ``?``) are
+    left out."""
+    mask = 0
+    for ch in text:
+        if "A" <= ch <= "Z":
+            mask |= 1 << (ord(ch) - 65)
+    return mask
+
+
 #: Bump when the build or the file layout changes: older cache files then stop matching.
 GRAPH_FORMAT: Final = 1
 #: Lists smaller than this are built on each load rather than cached (a 20k-word list builds in ~0.1 s).

@@ -34,6 +34,14 @@ class Level:
     replies: int = 0
     reply_top: int = 0
     reply_weight: float = 0.0
+    # Off in every level (see docs/architecture.md, "Stuck endings"): while the bag holds 1 to ``open_bag``
+    # tiles, the ``open_top`` best options each gain ``open_weight`` points per single-tile placement the
+    # board takes after them (:func:`relay.bots.movegen.openness`; ``open_own``: of the letters they keep).
+    # Between two bots that use it, fewer games end stuck; against one that does not, it loses points.
+    open_weight: float = 0.0
+    open_bag: int = 0
+    open_top: int = 20
+    open_own: bool = False
 
 
 _ALL: Final = (

@@ -116,24 +116,11 @@ def generate(
     what it has (``complete=False``). Raises ValueError if ``rack`` holds a character other than A-Z or ``?``.
     """
     variant = board.variant
-    cells = board.cells
     counts, blanks = _rack_counts(rack)
     values_by_letter = variant.values
     letter_value = [values_by_letter.get(ch, 0) for ch in _LETTERS]
-    # Board letters as indices (-1: empty) and the value each board tile scores (a placed blank: 0).
-    board_letter = [-1 if c is None else ord(c.upper()) - _ORD_A for c in cells]
-    board_value = [0 if c is None else values_by_letter.get(c, 0) for c in cells]
-    playable = variant.playable
-    empty_board = board.is_empty
-    neighbours = (variant.left, variant.right, variant.up, variant.down)
-    if empty_board:
-        anchors = {variant.source_index}
-    else:
-        anchors = {
-            sq
-            for sq, c in enumerate(cells)
-            if c is None and playable[sq] and any(n[sq] >= 0 and cells[n[sq]] is not None for n in neighbours)
-        }
+    board_letter, board_value = _board_arrays(board)
+    anchors = {variant.source_index} if board.is_empty else _touching(board)
     moves: list[Candidate] = []
     # Both directions are searched anchor by anchor in turn (across, down, across, ...), so a deadline cuts
     # both evenly instead of dropping every down move when the across pass is slow (two blanks).
@@ -151,6 +138,42 @@ def generate(
     except _Deadline:
         return GenerationResult(moves, False)
     return GenerationResult(moves, True)
+
+
+def openness(board: Board, graph: WordGraph, letters: int = ALL_LETTERS) -> int:
+    """How many single-tile placements ``board`` takes: the (empty square, letter) pairs, letters limited to
+    the bit mask ``letters`` (A = bit 0), where one tile forms only words of ``graph``. A measure of how open
+    the board is (0 on an empty board, where no single tile may be played). Raises nothing."""
+    board_letter, board_value = _board_arrays(board)
+    squares = _touching(board)
+    variant = board.variant
+    down_ok, _ = _cross_checks(graph, board_letter, board_value, variant.up, variant.down, squares)
+    across_ok, _ = _cross_checks(graph, board_letter, board_value, variant.left, variant.right, squares)
+    both = (down_ok.get(sq, ALL_LETTERS) & across_ok.get(sq, ALL_LETTERS) for sq in squares)
+    return sum((mask & letters).bit_count() for mask in both)
+
+
+def _board_arrays(board: Board) -> tuple[list[int], list[int]]:
+    """Each square's letter as an index (A = 0; -1: empty) and the value its tile scores (a blank: 0)."""
+    values = board.variant.values
+    cells = board.cells
+    return (
+        [-1 if c is None else ord(c.upper()) - _ORD_A for c in cells],
+        [0 if c is None else values.get(c, 0) for c in cells],
+    )
+
+
+def _touching(board: Board) -> set[int]:
+    """The empty playable squares next to a tile along a side."""
+    variant = board.variant
+    cells = board.cells
+    playable = variant.playable
+    neighbours = (variant.left, variant.right, variant.up, variant.down)
+    return {
+        sq
+        for sq, c in enumerate(cells)
+        if c is None and playable[sq] and any(n[sq] >= 0 and cells[n[sq]] is not None for n in neighbours)
+    }
 
 
 def _cross_checks(

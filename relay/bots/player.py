@@ -25,10 +25,10 @@ from engine.board import Board
 from engine.moves import Move, Pass, Swap
 from relay.bots.endgame import out_risk, solve
 from relay.bots.equity import Option, Position, position_from_view, rank
-from relay.bots.graph import WordGraph, build_graph, load_graph
+from relay.bots.graph import ALL_LETTERS, WordGraph, build_graph, letter_mask, load_graph
 from relay.bots.leaves import LeaveModel, default_model
 from relay.bots.levels import LEVEL_NAMES, Level, get_level
-from relay.bots.movegen import Candidate, generate
+from relay.bots.movegen import Candidate, generate, openness
 from relay.bots.selfplay import Decision
 
 __all__ = ["DEFAULT_BUDGET_SECONDS", "LEVELS", "BotError", "MoveGenDriver", "swap_choice"]
@@ -216,6 +216,8 @@ class MoveGenDriver:
         if level.replies and pos.bag_size > 7 and len(options) > 1:
             reply_deadline = min(deadline, time.monotonic() + _REPLY_SECONDS)
             options = self._weigh_replies(pos, level, options, rng, reply_deadline)
+        if level.open_weight and 0 < pos.bag_size <= level.open_bag and len(options) > 1:
+            options = self._weigh_openness(level, pos.board, options)
         if level.endgame and pos.players == 2 and 0 < pos.bag_size <= 7:
             guard_deadline = min(deadline, time.monotonic() + self.endgame_seconds)
             options = self._guard_pre_endgame(pos, level, options, rng, guard_deadline)
@@ -240,6 +242,18 @@ class MoveGenDriver:
             checked.append(o)
         checked.sort(key=lambda o: -o.equity)
         return checked + options[_PRE_ENDGAME_CHECKS:]
+
+    def _weigh_openness(self, level: Level, board: Board, options: list[Option]) -> list[Option]:
+        """The best ``level.open_top`` options, each plus ``open_weight`` x the single-tile placements the
+        board takes after it (with ``open_own``, of the letters it keeps; a kept blank counts them all)."""
+        graph = self.graph_for(level)
+        weighed: list[Option] = []
+        for o in options[: level.open_top]:
+            after = o.move.played_on(board) if o.kind == "place" and o.move is not None else board
+            letters = ALL_LETTERS if not level.open_own or "?" in o.leave else letter_mask(o.leave)
+            weighed.append(o._replace(equity=o.equity + level.open_weight * openness(after, graph, letters)))
+        weighed.sort(key=lambda o: -o.equity)
+        return weighed + options[level.open_top :]
 
     def _weigh_replies(
         self, pos: Position, level: Level, options: list[Option], rng: random.Random, deadline: float

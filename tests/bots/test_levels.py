@@ -3,6 +3,7 @@ passes; a bot acts only on its own seat's view, within its time budget."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 
@@ -11,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
-from engine.moves import Pass, Place, Swap
+from engine.moves import Pass, Place, Swap, Tile
 from engine.scoring import analyse
 from engine.variants import get_variant
 from relay.bots import driver
-from relay.bots.levels import LEVEL_NAMES, LEVELS
+from relay.bots.equity import Position
+from relay.bots.levels import LEVEL_NAMES, LEVELS, Level
 from relay.bots.player import BotError, MoveGenDriver, swap_choice
 from relay.bots.vocab import common_words
 from relay.lexicon import WordList
@@ -154,3 +156,23 @@ def test_a_driver_given_a_bare_lookup_refuses_rather_than_guess_a_word_list() ->
     with pytest.raises(BotError) as err:
         bot.choose(lexio_view(Board.empty("lexio"), "MAISONS", 80), "easy", random.Random(0))
     assert err.value.code == "no_word_list"
+
+
+def test_the_openness_knob_is_off_in_every_level_and_when_set_keeps_a_square_for_the_tiles_kept() -> None:
+    # "LA" across on G7-H7: LAK (K at I7) outscores KA (K at H6) but takes the one square the kept S could
+    # use (LAS). With the knob, KA leaves S a placement and wins; with more tiles in the bag it is off.
+    assert all(LEVELS[n].open_weight == 0 for n in LEVEL_NAMES)
+    words = WordList.from_words(["LA", "LAS", "LAK", "KA"], name="t")
+    board = Board.empty("lexio").with_tiles([Tile("G7", "L"), Tile("H7", "A")])
+    bot = MoveGenDriver(words)
+    index = board.variant.index
+    opened = dataclasses.replace(LEVELS["expert"], open_weight=5.0, open_bag=3, open_own=True)
+
+    def square(level: Level, bag: int) -> int:
+        d = bot.decide(Position(board, "KS", bag, "U" * (7 + bag), (7,)), level, random.Random(1))
+        assert d.kind == "place" and d.move is not None and d.move.size == 1
+        return d.move.tiles[0][0]
+
+    assert square(LEVELS["expert"], 3) == index["I7"]
+    assert square(opened, 3) == index["H6"]
+    assert square(opened, 4) == index["I7"]

@@ -15,8 +15,8 @@ from engine.board import Board
 from engine.moves import Tile
 from engine.scoring import analyse
 from engine.variants import get_variant
-from relay.bots.graph import WordGraph
-from relay.bots.movegen import generate
+from relay.bots.graph import WordGraph, letter_mask
+from relay.bots.movegen import generate, openness
 from relay.lexicon import WordList
 
 racks = st.text(alphabet=SMALL_ALPHABET + "?", min_size=1, max_size=4)
@@ -54,6 +54,26 @@ def test_mid_game_moves_are_exactly_the_brute_force_set_with_its_scores(
 ) -> None:
     board = random_board(SMALL, small_graph, seed, plays, SMALL_ALPHABET)
     assert as_keys(board, rack, small_graph) == brute_force(board, rack, SMALL_WORDS)
+
+
+@slow
+@given(seed=st.integers(0, 10_000), plays=st.integers(1, 6), keep=st.text(alphabet=SMALL_ALPHABET, max_size=3))
+def test_openness_counts_the_single_tile_placements_the_generator_finds(
+    seed: int, plays: int, keep: str, small_graph: WordGraph
+) -> None:
+    board = random_board(SMALL, small_graph, seed, plays, SMALL_ALPHABET)
+    single = {
+        (m.tiles[0][0], letter)
+        for letter in SMALL_ALPHABET
+        for m in generate(board, letter, small_graph).moves
+    }
+    assert openness(board, small_graph) == len(single)
+    kept = {(sq, letter) for sq, letter in single if letter in keep}
+    assert openness(board, small_graph, letter_mask(keep)) == len(kept)
+
+
+def test_an_empty_board_takes_no_single_tile(small_graph: WordGraph) -> None:
+    assert openness(Board.empty(SMALL), small_graph) == 0
 
 
 def test_two_blanks_find_every_letter_they_can_stand_for(small_graph: WordGraph) -> None:
