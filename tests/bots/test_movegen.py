@@ -57,7 +57,7 @@ def test_mid_game_moves_are_exactly_the_brute_force_set_with_its_scores(
 
 
 @slow
-@given(seed=st.integers(0, 10_000), plays=st.integers(1, 6), keep=st.text(alphabet=SMALL_ALPHABET, max_size=3))
+@given(seed=st.integers(0, 10_000), plays=st.integers(1, 6), keep=st.text(SMALL_ALPHABET, max_size=3))
 def test_openness_counts_the_single_tile_placements_the_generator_finds(
     seed: int, plays: int, keep: str, small_graph: WordGraph
 ) -> None:
