@@ -620,6 +620,12 @@ def tree_cpu_seconds(root: int) -> float:
     return total / relay_load.CLK_TCK
 
 
+def proc_sys_seconds(pid: int) -> float:
+    """CPU seconds process ``pid`` spent in the kernel (its system calls: sockets, epoll)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[12]) / relay_load.CLK_TCK
+
+
 def servers_cpu(cluster: Cluster) -> dict[str, float]:
     out = {}
     for name, server in (("postgres", cluster.pg), ("haproxy", cluster.front), ("redis", cluster.redis)):
@@ -700,6 +706,7 @@ async def load(
         hist0 = await relay_histograms(cluster)
         servers0 = servers_cpu(cluster)
         cpu0 = {n.name: relay_load.proc_cpu_seconds(n.pid) for n in cluster.nodes}
+        sys0 = sum(proc_sys_seconds(n.pid) for n in cluster.nodes)
         wait0 = {n.name: relay_load.proc_runqueue_wait_s(n.pid) for n in cluster.nodes}
         measure_evt.set()
         t0 = time.perf_counter()
@@ -711,6 +718,8 @@ async def load(
         servers = {k: v - servers0[k] for k, v in servers_cpu(cluster).items()}
         client_cpu = 0.0
         cpu = sum(relay_load.proc_cpu_seconds(n.pid) - cpu0[n.name] for n in cluster.nodes)
+        sys_cpu = sum(proc_sys_seconds(n.pid) for n in cluster.nodes) - sys0
+        batches, appends = (hist1.get(k, 0) - hist0.get(k, 0) for k in (-3.0, -4.0))
         waited = sum(relay_load.proc_runqueue_wait_s(n.pid) - wait0[n.name] for n in cluster.nodes)
         lat: list[float] = []
         actions = errors = 0
@@ -770,6 +779,8 @@ async def load(
         ),
         (p + "relay_cpu_per_action", round(cpu / max(1, actions) * 1e6, 1), "us of relay CPU per action"),
         (p + "relay_cpu", round(cpu / elapsed * 100, 1), "% of one core (all relays)"),
+        (p + "relay_sys_share", round(sys_cpu / max(1e-9, cpu) * 100, 1), "% of relay CPU in the kernel"),
+        (p + "journal_batch", round(appends / max(1, batches), 2), "appends per transaction (all relays)"),
         (
             p + "relay_runqueue_wait",
             round(waited / elapsed * 100, 1),

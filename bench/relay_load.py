@@ -270,7 +270,8 @@ async def one_table(
 
 async def scrape_histogram(session: aiohttp.ClientSession, url: str) -> dict[float, int]:
     """Cumulative counts of the relay's own action latency histogram (frame read -> ack queued); the key
-    -1 / -2 hold the full GC count / seconds x 1e6."""
+    -1 / -2 hold the full GC count / seconds x 1e6, -3 / -4 the group commit's batches / appends (cluster
+    mode)."""
     async with session.get(url + "/metrics") as r:
         text = await r.text()
     out: dict[float, int] = {}
@@ -282,6 +283,10 @@ async def scrape_histogram(session: aiohttp.ClientSession, url: str) -> dict[flo
             out[-1.0] = int(line.rsplit(" ", 1)[1])
         elif line.startswith("lexio_gc_full_seconds_total"):
             out[-2.0] = int(float(line.rsplit(" ", 1)[1]) * 1e6)
+        elif line.startswith("lexio_journal_batches_total"):
+            out[-3.0] = int(line.rsplit(" ", 1)[1])
+        elif line.startswith("lexio_journal_batched_appends_total"):
+            out[-4.0] = int(line.rsplit(" ", 1)[1])
         if line.startswith("lexio_action_latency_seconds_bucket"):
             le = line.split('le="', 1)[1].split('"', 1)[0]
             out[float("inf") if le == "+Inf" else float(le)] = int(line.rsplit(" ", 1)[1])

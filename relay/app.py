@@ -315,7 +315,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 async def metrics(request: web.Request) -> web.Response:
     referee = request.app[REFEREE_KEY]
-    gc_text = (
+    extra_text = (
         "# HELP lexio_gc_full_collections_total Full garbage collections (each pauses the loop).\n"
         "# TYPE lexio_gc_full_collections_total counter\n"
         f"lexio_gc_full_collections_total {int(GC_STATS['full_collections'])}\n"
@@ -323,7 +323,18 @@ async def metrics(request: web.Request) -> web.Response:
         "# TYPE lexio_gc_full_seconds_total counter\n"
         f"lexio_gc_full_seconds_total {GC_STATS['full_seconds']:.6f}"
     )
-    text = request.app[METRICS_KEY].render(referee.counts_by_state(), referee.sockets, lambda: gc_text)
+    if referee.cluster is not None:
+        # appends / batches: how many actions share a PostgreSQL transaction (relay/groupcommit.py).
+        commits = referee.cluster.commits
+        extra_text += (
+            "\n# HELP lexio_journal_batches_total PostgreSQL transactions of the group commit.\n"
+            "# TYPE lexio_journal_batches_total counter\n"
+            f"lexio_journal_batches_total {commits.batches}\n"
+            "# HELP lexio_journal_batched_appends_total Actions' appends committed by the group commit.\n"
+            "# TYPE lexio_journal_batched_appends_total counter\n"
+            f"lexio_journal_batched_appends_total {commits.appends}"
+        )
+    text = request.app[METRICS_KEY].render(referee.counts_by_state(), referee.sockets, lambda: extra_text)
     return web.Response(
         text=text, content_type="text/plain", charset="utf-8", headers={"X-Prometheus-Format": "0.0.4"}
     )

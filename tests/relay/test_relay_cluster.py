@@ -339,3 +339,30 @@ async def test_every_relay_lists_the_open_tables_of_the_whole_cluster(
                 entry = next(t for t in (await resp.json())["tables"] if t["id"] == served)
             assert [s["name"] for s in entry["seats"]] == ["Hôte"] and entry["free"] == 3
             await host.close()
+
+
+async def test_metrics_count_the_group_commits_transactions_and_the_appends_they_carried(
+    tmp_path: Path, pg_url: str, redis: RedisServer
+) -> None:
+    """appends / batches is how many actions share a PostgreSQL transaction (relay/groupcommit.py)."""
+    a = node(tmp_path, "a", pg_url, redis.url)
+
+    async def counters(session: aiohttp.ClientSession) -> tuple[int, int]:
+        async with session.get(a.url + "/metrics") as resp:
+            lines = (await resp.text()).splitlines()
+        values = dict(line.split(" ") for line in lines if line.startswith("lexio_journal_"))
+        return int(values["lexio_journal_batches_total"]), int(values["lexio_journal_batched_appends_total"])
+
+    with stopping(a):
+        await a.astart()
+        async with aiohttp.ClientSession() as session:
+            _table_id, players = await seated_game(session, a, turn_seconds=600)
+            batches0, appends0 = await counters(session)
+            assert 1 <= batches0 <= appends0
+            await play(players, 3)
+            batches, appends = await counters(session)
+            # One append per acknowledged move, each committed before its ack: one transaction each here,
+            # as the moves come one at a time.
+            assert (batches - batches0, appends - appends0) == (3, 3)
+            for p in players:
+                await p.close()
