@@ -11,7 +11,7 @@ import socket
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -198,6 +198,18 @@ def stopping(*relays: RelayProcess) -> Iterator[None]:
                 with contextlib.suppress(Exception):
                     r.proc.send_signal(18)  # SIGCONT: a paused relay must be able to stop
                 r.stop(5)
+
+
+@contextlib.asynccontextmanager
+async def two_relays(
+    tmp: Path, db: str, bus: str
+) -> AsyncIterator[tuple[RelayProcess, RelayProcess, aiohttp.ClientSession]]:
+    """Relays ``a`` and ``b`` started on one journal and bus, and a client session; both stopped after."""
+    a, b = node(tmp, "a", db, bus), node(tmp, "b", db, bus)
+    with stopping(a, b):
+        await asyncio.gather(a.astart(), b.astart())
+        async with aiohttp.ClientSession() as session:
+            yield a, b, session
 
 
 async def send_as(player: Player, frame: dict[str, Any], *, timeout: float = 5.0) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from clusterkit import (
     rejoin,
     send_as,
     stopping,
+    two_relays,
     wait_seconds,
 )
 from relaykit import Player, create_table, seated_game
@@ -76,50 +77,45 @@ def assert_journaled(rows: list[dict[str, Any]], acked: list[tuple[int, int, dic
 async def test_a_killed_owners_table_resumes_on_another_relay_within_5_s_with_nothing_acked_lost(
     tmp_path: Path, pg_url: str, redis: RedisServer
 ) -> None:
-    a, b = node(tmp_path, "a", pg_url, redis.url), node(tmp_path, "b", pg_url, redis.url)
-    with stopping(a, b):
-        await asyncio.gather(a.astart(), b.astart())
-        async with aiohttp.ClientSession() as session:
-            table_id, players = await seated_game(session, a, turn_seconds=600)
-            first_owner, epoch = owner(pg_url, table_id)
-            assert first_owner is not None and first_owner.startswith("a/") and epoch == 1
-            acked = await play(players, 6)
-            # One more move on its way as the owner dies: committed or not, nobody can tell yet.
-            mover = next(p for p in players if p.seat == players[0].turn)
-            in_flight = {**mover.choose(), "id": "in-flight"}
-            await mover.ws.send_str(json.dumps(in_flight))
-            killed = time.monotonic()
-            a.kill9()
-            back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
-            took = time.monotonic() - killed
-            assert took < 5.0, f"takeover took {took:.2f} s"
-            print(f"takeover: both players resumed on the other relay {took * 1000:.0f} ms after kill -9")
-            new_owner, new_epoch = owner(pg_url, table_id)
-            assert new_owner is not None and new_owner.startswith("b/") and new_epoch == 2
-            assert all(p.seq >= acked[-1][0] for p in back)
-            assert_journaled(journal(pg_url, table_id), acked)
-            # The client resends it with the same id on the new owner: applied exactly once either way, and
-            # if the dead owner had acknowledged it, the answer is that same ack.
-            first = [f for f in mover.frames if f.get("id") == "in-flight"]
-            again = await send_as(
-                next(p for p in back if p.seat == mover.seat), {**in_flight, "resent": True}
-            )
-            assert again["type"] == "ack", again
-            assert not first or (first[0]["type"], first[0]["seq"]) == ("ack", again["seq"]), first
-            acked.append((int(again["seq"]), int(mover.seat or 0), in_flight))
-            for p in back:
-                await p.wait_seq(again["seq"])
-            rows = journal(pg_url, table_id)
-            assert len(rows) == again["seq"]
-            assert_journaled(rows, acked)
-            # The game goes on at the next seq, on the new owner (and so does its chat).
-            said = await back[0].send({"type": "chat", "text": "encore là"})
-            assert said["type"] == "ack", said
-            more = await play(back, 2)
-            assert more[0][0] == len(rows) + 1
-            assert_journaled(journal(pg_url, table_id), acked + more)
-            for p in [*players, *back]:
-                await p.close()
+    async with two_relays(tmp_path, pg_url, redis.url) as (a, b, session):
+        table_id, players = await seated_game(session, a, turn_seconds=600)
+        first_owner, epoch = owner(pg_url, table_id)
+        assert first_owner is not None and first_owner.startswith("a/") and epoch == 1
+        acked = await play(players, 6)
+        # One more move on its way as the owner dies: committed or not, nobody can tell yet.
+        mover = next(p for p in players if p.seat == players[0].turn)
+        in_flight = {**mover.choose(), "id": "in-flight"}
+        await mover.ws.send_str(json.dumps(in_flight))
+        killed = time.monotonic()
+        a.kill9()
+        back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
+        took = time.monotonic() - killed
+        assert took < 5.0, f"takeover took {took:.2f} s"
+        print(f"takeover: both players resumed on the other relay {took * 1000:.0f} ms after kill -9")
+        new_owner, new_epoch = owner(pg_url, table_id)
+        assert new_owner is not None and new_owner.startswith("b/") and new_epoch == 2
+        assert all(p.seq >= acked[-1][0] for p in back)
+        assert_journaled(journal(pg_url, table_id), acked)
+        # The client resends it with the same id on the new owner: applied exactly once either way, and
+        # if the dead owner had acknowledged it, the answer is that same ack.
+        first = [f for f in mover.frames if f.get("id") == "in-flight"]
+        again = await send_as(next(p for p in back if p.seat == mover.seat), {**in_flight, "resent": True})
+        assert again["type"] == "ack", again
+        assert not first or (first[0]["type"], first[0]["seq"]) == ("ack", again["seq"]), first
+        acked.append((int(again["seq"]), int(mover.seat or 0), in_flight))
+        for p in back:
+            await p.wait_seq(again["seq"])
+        rows = journal(pg_url, table_id)
+        assert len(rows) == again["seq"]
+        assert_journaled(rows, acked)
+        # The game goes on at the next seq, on the new owner (and so does its chat).
+        said = await back[0].send({"type": "chat", "text": "encore là"})
+        assert said["type"] == "ack", said
+        more = await play(back, 2)
+        assert more[0][0] == len(rows) + 1
+        assert_journaled(journal(pg_url, table_id), acked + more)
+        for p in [*players, *back]:
+            await p.close()
 
 
 async def test_a_paused_owner_cannot_commit_after_it_resumes(
@@ -127,38 +123,35 @@ async def test_a_paused_owner_cannot_commit_after_it_resumes(
 ) -> None:
     """SIGSTOP the owner for 6 s: another relay takes the table once its heartbeat is 3 s old; after SIGCONT
     the old owner reads the move sent to it meanwhile and must neither commit nor acknowledge it."""
-    a, b = node(tmp_path, "a", pg_url, redis.url), node(tmp_path, "b", pg_url, redis.url)
-    with stopping(a, b):
-        await asyncio.gather(a.astart(), b.astart())
-        async with aiohttp.ClientSession() as session:
-            table_id, players = await seated_game(session, a, turn_seconds=600)
-            acked = await play(players, 2)
-            mover = next(p for p in players if p.seat == players[0].turn)
-            assert a.proc is not None
-            a.proc.send_signal(signal.SIGSTOP)
-            paused = time.monotonic()
-            stale = {**mover.choose(), "id": "while-paused"}
-            await mover.ws.send_str(json.dumps(stale))
-            back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
-            new_owner, epoch = owner(pg_url, table_id)
-            assert new_owner is not None and new_owner.startswith("b/") and epoch == 2
-            await asyncio.sleep(max(0.0, 6.0 - (time.monotonic() - paused)))
-            a.proc.send_signal(signal.SIGCONT)
-            await wait_seconds("the old owner closes its socket", lambda: mover.closed is not None, 10)
-            assert mover.closed == 1012
-            assert not [f for f in mover.frames if f.get("id") == "while-paused" and f["type"] == "ack"]
-            rows = journal(pg_url, table_id)
-            assert len(rows) == back[0].seq == acked[-1][0], "the paused owner committed after SIGCONT"
-            assert_journaled(rows, acked)
-            # The new owner goes on; a socket through the old one is relayed to it, the table does not move.
-            more = await play(back, 1)
-            assert more[0][0] == len(rows) + 1
-            via_a = await rejoin(session, a, table_id, str(back[0].token))
-            await play([via_a, back[1]], 1)
-            assert owner(pg_url, table_id) == (new_owner, 2)
-            back.append(via_a)
-            for p in [*players, *back]:
-                await p.close()
+    async with two_relays(tmp_path, pg_url, redis.url) as (a, b, session):
+        table_id, players = await seated_game(session, a, turn_seconds=600)
+        acked = await play(players, 2)
+        mover = next(p for p in players if p.seat == players[0].turn)
+        assert a.proc is not None
+        a.proc.send_signal(signal.SIGSTOP)
+        paused = time.monotonic()
+        stale = {**mover.choose(), "id": "while-paused"}
+        await mover.ws.send_str(json.dumps(stale))
+        back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
+        new_owner, epoch = owner(pg_url, table_id)
+        assert new_owner is not None and new_owner.startswith("b/") and epoch == 2
+        await asyncio.sleep(max(0.0, 6.0 - (time.monotonic() - paused)))
+        a.proc.send_signal(signal.SIGCONT)
+        await wait_seconds("the old owner closes its socket", lambda: mover.closed is not None, 10)
+        assert mover.closed == 1012
+        assert not [f for f in mover.frames if f.get("id") == "while-paused" and f["type"] == "ack"]
+        rows = journal(pg_url, table_id)
+        assert len(rows) == back[0].seq == acked[-1][0], "the paused owner committed after SIGCONT"
+        assert_journaled(rows, acked)
+        # The new owner goes on; a socket through the old one is relayed to it, the table does not move.
+        more = await play(back, 1)
+        assert more[0][0] == len(rows) + 1
+        via_a = await rejoin(session, a, table_id, str(back[0].token))
+        await play([via_a, back[1]], 1)
+        assert owner(pg_url, table_id) == (new_owner, 2)
+        back.append(via_a)
+        for p in [*players, *back]:
+            await p.close()
 
 
 async def test_a_relay_cut_from_postgresql_goes_unhealthy_and_acknowledges_nothing(
@@ -245,100 +238,89 @@ async def test_clock_skew_between_relays_does_not_move_a_deadline_and_the_grace_
 async def test_sigterm_drains_a_relay_in_under_a_second_and_its_tables_move_at_once(
     tmp_path: Path, pg_url: str, redis: RedisServer
 ) -> None:
-    a, b = node(tmp_path, "a", pg_url, redis.url), node(tmp_path, "b", pg_url, redis.url)
-    with stopping(a, b):
-        await asyncio.gather(a.astart(), b.astart())
-        async with aiohttp.ClientSession() as session:
-            table_id, players = await seated_game(session, a, turn_seconds=600)
-            acked = await play(players, 3)
-            mover = next(p for p in players if p.seat == players[0].turn)
-            move = {**mover.choose(), "id": "at-sigterm"}
-            await mover.ws.send_str(json.dumps(move))  # in flight as the drain starts
-            assert a.proc is not None
-            t0 = time.monotonic()
-            a.proc.send_signal(signal.SIGTERM)
-            await wait_seconds(
-                "every socket closed", lambda: all(p.closed is not None for p in players), 5, 0.01
-            )
-            closed = time.monotonic() - t0
-            assert all(p.closed == 1012 for p in players)
-            assert owner(pg_url, table_id)[0] is None, "the drained relay did not release its table"
-            assert closed < 1.0, f"drain took {closed:.2f} s"
-            await asyncio.to_thread(a.proc.wait, 5)
-            exited = time.monotonic() - t0
-            # Released, not dead: the other relay claims at once (no 3 s wait for a stale heartbeat).
-            t1 = time.monotonic()
-            back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
-            assert time.monotonic() - t1 < 2.0
-            answer = [f for f in mover.frames if f.get("id") == "at-sigterm"]
-            rows = journal(pg_url, table_id)
-            if answer and answer[0]["type"] == "ack":
-                acked.append((answer[0]["seq"], int(mover.seat or 0), move))
-            assert_journaled(rows, acked)
-            assert back[0].seq == len(rows)
-            print(f"drain: sockets closed after {closed * 1000:.0f} ms, exited after {exited * 1000:.0f} ms")
-            for p in [*players, *back]:
-                await p.close()
+    async with two_relays(tmp_path, pg_url, redis.url) as (a, b, session):
+        table_id, players = await seated_game(session, a, turn_seconds=600)
+        acked = await play(players, 3)
+        mover = next(p for p in players if p.seat == players[0].turn)
+        move = {**mover.choose(), "id": "at-sigterm"}
+        await mover.ws.send_str(json.dumps(move))  # in flight as the drain starts
+        assert a.proc is not None
+        t0 = time.monotonic()
+        a.proc.send_signal(signal.SIGTERM)
+        await wait_seconds("every socket closed", lambda: all(p.closed is not None for p in players), 5, 0.01)
+        closed = time.monotonic() - t0
+        assert all(p.closed == 1012 for p in players)
+        assert owner(pg_url, table_id)[0] is None, "the drained relay did not release its table"
+        assert closed < 1.0, f"drain took {closed:.2f} s"
+        await asyncio.to_thread(a.proc.wait, 5)
+        exited = time.monotonic() - t0
+        # Released, not dead: the other relay claims at once (no 3 s wait for a stale heartbeat).
+        t1 = time.monotonic()
+        back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
+        assert time.monotonic() - t1 < 2.0
+        answer = [f for f in mover.frames if f.get("id") == "at-sigterm"]
+        rows = journal(pg_url, table_id)
+        if answer and answer[0]["type"] == "ack":
+            acked.append((answer[0]["seq"], int(mover.seat or 0), move))
+        assert_journaled(rows, acked)
+        assert back[0].seq == len(rows)
+        print(f"drain: sockets closed after {closed * 1000:.0f} ms, exited after {exited * 1000:.0f} ms")
+        for p in [*players, *back]:
+            await p.close()
 
 
 async def test_a_killed_relay_that_comes_back_takes_nothing_and_serves_new_tables(
     tmp_path: Path, pg_url: str, redis: RedisServer
 ) -> None:
-    a, b = node(tmp_path, "a", pg_url, redis.url), node(tmp_path, "b", pg_url, redis.url)
-    with stopping(a, b):
-        await asyncio.gather(a.astart(), b.astart())
-        async with aiohttp.ClientSession() as session:
-            table_id, players = await seated_game(session, a, turn_seconds=600)
-            acked = await play(players, 2)
-            old_node = owner(pg_url, table_id)[0]
-            a.kill9()
-            back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
-            await a.astart()  # same address, a fresh node id
-            status, body = health(a)
-            assert status == 200 and body["node"] != old_node and body["tables"] == 0
-            # The table stays with its new owner: a player coming back through the returning relay is
-            # relayed to it (relay/bus.py), and the game goes on there.
-            b_node = health(b)[1]["node"]
-            assert owner(pg_url, table_id) == (b_node, 2)
-            via_a = await rejoin(session, a, table_id, str(back[0].token))
-            more = await play([via_a, back[1]], 2)
-            assert owner(pg_url, table_id) == (b_node, 2)
-            back.append(via_a)
-            assert_journaled(journal(pg_url, table_id), acked + more)
-            # And it serves new tables as any node.
-            new_id, fresh = await seated_game(session, a, turn_seconds=600)
-            assert owner(pg_url, new_id) == (body["node"], 1)
-            await play(fresh, 1)
-            for p in [*players, *back, *fresh]:
-                await p.close()
+    async with two_relays(tmp_path, pg_url, redis.url) as (a, b, session):
+        table_id, players = await seated_game(session, a, turn_seconds=600)
+        acked = await play(players, 2)
+        old_node = owner(pg_url, table_id)[0]
+        a.kill9()
+        back = await asyncio.gather(*(rejoin(session, b, table_id, str(p.token)) for p in players))
+        await a.astart()  # same address, a fresh node id
+        status, body = health(a)
+        assert status == 200 and body["node"] != old_node and body["tables"] == 0
+        # The table stays with its new owner: a player coming back through the returning relay is
+        # relayed to it (relay/bus.py), and the game goes on there.
+        b_node = health(b)[1]["node"]
+        assert owner(pg_url, table_id) == (b_node, 2)
+        via_a = await rejoin(session, a, table_id, str(back[0].token))
+        more = await play([via_a, back[1]], 2)
+        assert owner(pg_url, table_id) == (b_node, 2)
+        back.append(via_a)
+        assert_journaled(journal(pg_url, table_id), acked + more)
+        # And it serves new tables as any node.
+        new_id, fresh = await seated_game(session, a, turn_seconds=600)
+        assert owner(pg_url, new_id) == (body["node"], 1)
+        await play(fresh, 1)
+        for p in [*players, *back, *fresh]:
+            await p.close()
 
 
 async def test_every_relay_lists_the_open_tables_of_the_whole_cluster(
     tmp_path: Path, pg_url: str, redis: RedisServer
 ) -> None:
     """The lobby (GET /api/tables, sent round robin by the front) is the same whichever relay answers."""
-    a, b = node(tmp_path, "a", pg_url, redis.url), node(tmp_path, "b", pg_url, redis.url)
-    with stopping(a, b):
-        await asyncio.gather(a.astart(), b.astart())
-        async with aiohttp.ClientSession() as session:
-            served = await create_table(session, a, turn_seconds=120, public=True)
-            host = await Player.connect(session, a, served)
-            await host.join("Hôte")  # claimed by A
-            fresh = await create_table(session, b, turn_seconds=120, public=True)  # nobody claimed it yet
-            hidden = await create_table(session, b, turn_seconds=120, public=False)
+    async with two_relays(tmp_path, pg_url, redis.url) as (a, b, session):
+        served = await create_table(session, a, turn_seconds=120, public=True)
+        host = await Player.connect(session, a, served)
+        await host.join("Hôte")  # claimed by A
+        fresh = await create_table(session, b, turn_seconds=120, public=True)  # nobody claimed it yet
+        hidden = await create_table(session, b, turn_seconds=120, public=False)
 
-            async def listed(relay: Any) -> list[str]:
-                async with session.get(relay.url + "/api/tables") as resp:
-                    assert resp.status == 200
-                    return [t["id"] for t in (await resp.json())["tables"]]
+        async def listed(relay: Any) -> list[str]:
+            async with session.get(relay.url + "/api/tables") as resp:
+                assert resp.status == 200
+                return [t["id"] for t in (await resp.json())["tables"]]
 
-            for relay in (a, b):
-                ids = await listed(relay)
-                assert served in ids and fresh in ids and hidden not in ids, (relay.url, ids)
-            async with session.get(f"{b.url}/api/tables") as resp:
-                entry = next(t for t in (await resp.json())["tables"] if t["id"] == served)
-            assert [s["name"] for s in entry["seats"]] == ["Hôte"] and entry["free"] == 3
-            await host.close()
+        for relay in (a, b):
+            ids = await listed(relay)
+            assert served in ids and fresh in ids and hidden not in ids, (relay.url, ids)
+        async with session.get(f"{b.url}/api/tables") as resp:
+            entry = next(t for t in (await resp.json())["tables"] if t["id"] == served)
+        assert [s["name"] for s in entry["seats"]] == ["Hôte"] and entry["free"] == 3
+        await host.close()
 
 
 async def test_metrics_count_the_group_commits_transactions_and_the_appends_they_carried(
