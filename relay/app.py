@@ -327,10 +327,10 @@ async def metrics(request: web.Request) -> web.Response:
         # appends / batches: how many actions share a PostgreSQL transaction (relay/groupcommit.py).
         commits = referee.cluster.commits
         extra_text += (
-            "\n# HELP lexio_journal_batches_total PostgreSQL transactions of the group commit.\n"
+            "\n# HELP lexio_journal_batches_total Group-commit transactions sent (committed or failed).\n"
             "# TYPE lexio_journal_batches_total counter\n"
             f"lexio_journal_batches_total {commits.batches}\n"
-            "# HELP lexio_journal_batched_appends_total Actions' appends committed by the group commit.\n"
+            "# HELP lexio_journal_batched_appends_total Actions' appends those transactions carried.\n"
             "# TYPE lexio_journal_batched_appends_total counter\n"
             f"lexio_journal_batched_appends_total {commits.appends}"
         )
