@@ -620,12 +620,6 @@ def tree_cpu_seconds(root: int) -> float:
     return total / relay_load.CLK_TCK
 
 
-def proc_sys_seconds(pid: int) -> float:
-    """CPU seconds process ``pid`` spent in the kernel (its system calls: sockets, epoll)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[12]) / relay_load.CLK_TCK
-
-
 def servers_cpu(cluster: Cluster) -> dict[str, float]:
     out = {}
     for name, server in (("postgres", cluster.pg), ("haproxy", cluster.front), ("redis", cluster.redis)):
@@ -705,8 +699,7 @@ async def load(
         spies = start_profilers(args, nodes, cluster, workers)
         hist0 = await relay_histograms(cluster)
         servers0 = servers_cpu(cluster)
-        cpu0 = {n.name: relay_load.proc_cpu_seconds(n.pid) for n in cluster.nodes}
-        sys0 = sum(proc_sys_seconds(n.pid) for n in cluster.nodes)
+        cpu0 = {n.name: relay_load.proc_cpu_times(n.pid) for n in cluster.nodes}
         wait0 = {n.name: relay_load.proc_runqueue_wait_s(n.pid) for n in cluster.nodes}
         measure_evt.set()
         t0 = time.perf_counter()
@@ -717,8 +710,12 @@ async def load(
         hist1 = await relay_histograms(cluster)
         servers = {k: v - servers0[k] for k, v in servers_cpu(cluster).items()}
         client_cpu = 0.0
-        cpu = sum(relay_load.proc_cpu_seconds(n.pid) - cpu0[n.name] for n in cluster.nodes)
-        sys_cpu = sum(proc_sys_seconds(n.pid) for n in cluster.nodes) - sys0
+        user_cpu = sys_cpu = 0.0  # the relays' seconds in the window
+        for n in cluster.nodes:
+            user, kernel = relay_load.proc_cpu_times(n.pid)
+            user_cpu += user - cpu0[n.name][0]
+            sys_cpu += kernel - cpu0[n.name][1]
+        cpu = user_cpu + sys_cpu
         batches, appends = (hist1.get(k, 0) - hist0.get(k, 0) for k in (-3.0, -4.0))
         waited = sum(relay_load.proc_runqueue_wait_s(n.pid) - wait0[n.name] for n in cluster.nodes)
         lat: list[float] = []

@@ -44,9 +44,14 @@ COLS = "ABCDEFGHIJKLM"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def proc_cpu_seconds(pid: int) -> float:
+def proc_cpu_times(pid: int) -> tuple[float, float]:
+    """CPU seconds of process ``pid`` in user space and in the kernel (/proc/<pid>/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    return sum(proc_cpu_times(pid))
 
 
 def proc_runqueue_wait_s(pid: int) -> float:
