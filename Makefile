@@ -88,10 +88,10 @@ cluster-tools:
 	fi
 
 # Several relays on this machine: PostgreSQL, Redis, three relays and HAProxy in front on 127.0.0.1:$(PORT)
-# (relay/localcluster.py); Ctrl-C stops them all. The journal stays in var/cluster/.
+# (tests/harness/localcluster.py); Ctrl-C stops them all. The journal stays in var/cluster/.
 cluster: setup web postgresql cluster-tools
 	@mkdir -p var
-	$(PY) -m relay.localcluster --port $(PORT) --static web/dist --data var/cluster
+	PYTHONPATH=tests $(PY) -m harness.localcluster --port $(PORT) --static web/dist --data var/cluster
 
 run: setup web
 	@mkdir -p var
@@ -99,7 +99,7 @@ run: setup web
 	$(BIN)/lexio serve --host $(HOST) --port $(PORT) --db var/lexio.sqlite3 --static web/dist
 
 lint: setup
-	$(BIN)/ruff check engine relay
+	$(BIN)/ruff check engine relay wire web
 	$(BIN)/mypy
 
 # Fetches (hash-checked) the word list's pinned sources so the byte-for-byte rebuild test can run offline.
@@ -113,8 +113,14 @@ test-tools: setup
 unit: setup web lexicon-sources test-tools postgresql cluster-tools
 	LEXIO_REQUIRE_LEXICON_BUILD=1 $(PY) -m pytest -q tests
 
+# Two pytest-xdist workers (this machine and CI have two cores), each with its own relay, site copy and
+# browser; worksteal evens out tests of very different lengths. A failing test leaves a Playwright trace and
+# screenshots in e2e/artifacts/<test-name>/ (e2e/e2e_artifacts.py).
+E2E_WORKERS ?= 2
 e2e: setup web test-tools chromium postgresql cluster-tools
-	$(PY) -m pytest -q e2e
+	$(PY) -m pytest -q -n $(E2E_WORKERS) --dist worksteal e2e || { \
+	  echo "e2e failures: traces and screenshots under e2e/artifacts/<test-name>/" \
+	    "(open a trace with: $(BIN)/playwright show-trace FILE)"; exit 1; }
 
 test: lint unit e2e
 

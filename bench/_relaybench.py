@@ -19,8 +19,9 @@ import aiohttp
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the process harness
 
-from relay.process import RelayProcess  # noqa: E402
+from harness.process import RelayProcess  # noqa: E402
 
 Row = tuple[str, object, str]
 

@@ -37,11 +37,12 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from relay.process import free_port
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "e2e"))
+sys.path.insert(0, str(ROOT / "tests"))  # the process harness
+
 from e2e_chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from harness.process import free_port  # noqa: E402
 
 DIST = ROOT / "web" / "dist"
 ARGS = list(CHROMIUM_ARGS)

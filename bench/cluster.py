@@ -1,5 +1,6 @@
 """Cluster benchmark: takeover after kill -9, nothing acknowledged lost or applied twice, and throughput
-of one relay vs three, on PostgreSQL + Redis behind HAProxy (relay/cluster.py's servers, on loopback).
+of one relay vs three, on PostgreSQL + Redis behind HAProxy (tests/harness/services.py's servers, on
+loopback).
 
 Takeover: three relays (``--db postgresql://… --bus redis://…``) behind HAProxy; ``--tables`` scripted
 tables (2, 3 and 4 seats in turn; a finished game is replaced by a new table) play through the front, each
@@ -53,13 +54,14 @@ import aiohttp
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the process harness
 sys.path.insert(0, str(REPO / "bench"))
 
 import relay_load  # noqa: E402
+from harness.process import free_port  # noqa: E402
+from harness.services import HAPROXY_TEMPLATE, HAProxy, PostgresServer, RedisServer, RelayNode  # noqa: E402
 
 import engine  # noqa: E402
-from relay.cluster import HAPROXY_TEMPLATE, HAProxy, PostgresServer, RedisServer, RelayNode  # noqa: E402
-from relay.process import free_port  # noqa: E402
 
 TAKEOVER_GIVE_UP_S = 15.0
 

@@ -1,13 +1,13 @@
 """The group commit's statement alone: relay CPU and wall time of ``PostgresStore.append_many`` per batch.
 
-A throw-away PostgreSQL (relay.cluster.PostgresServer, as bench/cluster.py starts it) with ``--tables``
+A throw-away PostgreSQL (harness.services.PostgresServer, as bench/cluster.py starts it) with ``--tables``
 tables claimed by one node; batches of 1, 2, 3, 6 and 12 appends (one event each, a placement's size) are
 committed in turn, ``--appends`` appends per size. CPU is this process's (``time.process_time``): what the
 relay's journal thread spends per batch, PostgreSQL's own work excluded.
 
-Then the same batches through relay.groupcommit.GroupCommit on an event loop, as the relay sends them:
-committed in a worker thread (``thread_``) or on the loop (relay/pgloop.py, ``loop_``, the relay's way).
-This process's CPU per batch there includes the hand-offs between the loop and the thread.
+Then the same batches through relay.journal.groupcommit.GroupCommit on an event loop, as the relay sends them:
+committed in a worker thread (``thread_``) or on the loop (relay/journal/pgloop.py, ``loop_``, the relay's
+way). This process's CPU per batch there includes the hand-offs between the loop and the thread.
 
 Output: ``#`` lines, then ``name<TAB>value<TAB>unit`` rows (bench/run_all.py).
 
@@ -23,11 +23,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from _relaybench import load_average, report
+from harness.services import PostgresServer
 
-from relay.cluster import PostgresServer
-from relay.groupcommit import Append, GroupCommit
-from relay.pgloop import LoopWriter
-from relay.pgstore import PostgresStore
+from relay.journal.groupcommit import Append, GroupCommit
+from relay.journal.pgloop import LoopWriter
+from relay.journal.postgres import PostgresStore
 
 BODY = {
     "type": "placed",

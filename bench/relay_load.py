@@ -37,8 +37,9 @@ import aiohttp
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the process harness
 
-from relay.process import RelayProcess, RelayStartError  # noqa: E402
+from harness.process import RelayProcess, RelayStartError  # noqa: E402
 
 COLS = "ABCDEFGHIJKLM"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -283,18 +284,18 @@ async def scrape_histogram(session: aiohttp.ClientSession, url: str) -> dict[flo
     for line in text.splitlines():
         if line.startswith("lexio_loop_lag_seconds_bucket"):
             le = line.split('le="', 1)[1].split('"', 1)[0]
-            out[-1000.0 - (1e6 if le == "+Inf" else float(le))] = int(line.rsplit(" ", 1)[1])
+            out[-1000.0 - (1e6 if le == "+Inf" else float(le))] = int(float(line.rsplit(" ", 1)[1]))
         elif line.startswith("lexio_gc_full_collections_total"):
-            out[-1.0] = int(line.rsplit(" ", 1)[1])
+            out[-1.0] = int(float(line.rsplit(" ", 1)[1]))
         elif line.startswith("lexio_gc_full_seconds_total"):
             out[-2.0] = int(float(line.rsplit(" ", 1)[1]) * 1e6)
         elif line.startswith("lexio_journal_batches_total"):
-            out[-3.0] = int(line.rsplit(" ", 1)[1])
+            out[-3.0] = int(float(line.rsplit(" ", 1)[1]))
         elif line.startswith("lexio_journal_batched_appends_total"):
-            out[-4.0] = int(line.rsplit(" ", 1)[1])
+            out[-4.0] = int(float(line.rsplit(" ", 1)[1]))
         if line.startswith("lexio_action_latency_seconds_bucket"):
             le = line.split('le="', 1)[1].split('"', 1)[0]
-            out[float("inf") if le == "+Inf" else float(le)] = int(line.rsplit(" ", 1)[1])
+            out[float("inf") if le == "+Inf" else float(le)] = int(float(line.rsplit(" ", 1)[1]))
     return out
 
 

@@ -4,7 +4,7 @@ Starts the relay in this process on 127.0.0.1 (an ephemeral port, a temporary jo
 human-like pause), then plays games to their end. Seat 0 is always a scripted WebSocket client (the relay
 seats bots only through seat 0's ``add_bot``) playing with the move generator; the other seats are, in turn,
 relay bots (``add_bot``: the relay's own driver moves for them), more scripted clients, or a mix; a spectator
-watches every table. Every connection checks every frame it receives (:mod:`relay.bots.client`): seq numbers,
+watches every table. Every connection checks every frame it receives (:mod:`harness.botclient`): seq numbers,
 102 tiles conserved, scores equal to the journal's sums, and no other seat's rack (nor the bag) in any frame.
 After each game the finished record (GCG) must be served.
 
@@ -27,12 +27,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the process harness
 
 import aiohttp  # noqa: E402
 from aiohttp import web  # noqa: E402
+from harness.botclient import TableReport, run_table  # noqa: E402
 
 from relay.app import create_app  # noqa: E402
-from relay.bots.client import TableReport, run_table  # noqa: E402
 from relay.bots.player import MoveGenDriver  # noqa: E402
 from relay.config import Config  # noqa: E402
 from relay.lexicon import load_lexicon  # noqa: E402

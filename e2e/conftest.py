@@ -7,6 +7,10 @@
   fails at teardown (the offline guard, issue 6 point 9). WebSockets are watched the same way.
 - Tests are plain synchronous functions (sync Playwright cannot run inside an event loop); pytest-asyncio's
   auto mode leaves them alone.
+- A failing test leaves a Playwright trace per context and a screenshot per open page in
+  e2e/artifacts/<test-name>/ (e2e/e2e_artifacts.py); the run's summary lists those folders.
+- Under pytest-xdist (``make e2e`` runs two workers) each session fixture exists once per worker: every worker
+  has its own site copy, word list, relay (a free port, its own SQLite file and lexicon cache) and browser.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from playwright.sync_api import Browser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import e2e_artifacts
 from e2e_chromium import CHROMIUM, CHROMIUM_ARGS
 from e2e_plan import Planner, build_word_list
 from e2e_ui import DIST, Guard, Player, Relay
@@ -38,7 +43,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 # -- browser ---------------------------------------------------------------------------------------
 @pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+def traces_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The browser's working folder for traces: without one Playwright leaves an empty folder in /tmp for each
+    context; here ``players`` empties it after each test (e2e_artifacts.sweep)."""
+    return tmp_path_factory.mktemp("traces")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any], traces_dir: Path) -> dict[str, Any]:
     if not Path(CHROMIUM).exists():
         pytest.exit(
             f"Debian chromium not found at {CHROMIUM}: install it (`sudo apt-get install -y chromium`, or "
@@ -49,6 +61,7 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
         **browser_type_launch_args,
         "executable_path": CHROMIUM,
         "args": list(CHROMIUM_ARGS),
+        "traces_dir": str(traces_dir),
     }
 
 
@@ -102,7 +115,7 @@ def own_relay(tmp_path: Path, words_file: Path, site: Path) -> Iterator[Relay]:
 
 @pytest.fixture
 def players(
-    browser: Browser, relay: Relay, request: pytest.FixtureRequest
+    browser: Browser, relay: Relay, traces_dir: Path, request: pytest.FixtureRequest
 ) -> Iterator[Callable[..., Player]]:
     """``players(name, base=None, ...)`` → a Player in its own context (English UI, name remembered).
 
@@ -110,6 +123,7 @@ def players(
     ``locale`` other than the default leaves the UI language to the app (the browser's, or the stored one)."""
     guards: list[Guard] = []
     made: list[Player] = []
+    traced: list[bool] = []
     sockets: list[str] = []
 
     def make(
@@ -125,6 +139,7 @@ def players(
             viewport={"width": viewport[0], "height": viewport[1]},
             has_touch=touch,
         )
+        traced.append(e2e_artifacts.start_trace(ctx, f"{request.node.nodeid} ({name})"))
         guard = Guard()
         guards.append(guard)
         ctx.route("**/*", guard.route)
@@ -142,27 +157,47 @@ def players(
         return p
 
     yield make
-    failed = getattr(request.node, "rep_call", None)
-    if failed is not None and failed.failed:
-        for p in made:
-            with contextlib.suppress(Exception):
-                p.shot(f"FAILED-{request.node.name}-{p.name}")
+    violations = [v for g in guards for v in g.violations]
+    violations += [u for u in sockets if urlsplit(u).hostname != "127.0.0.1"]
+    page_errors = [e for p in made for e in p.errors]
+    call = getattr(request.node, "rep_call", None)
+    # The checks below fail the test too (at teardown): their failures deserve the same evidence.
+    failed = (call is not None and call.failed) or bool(violations) or bool(page_errors)
+    folder = e2e_artifacts.folder_for(request.node)
+    e2e_artifacts.forget(folder)
+    if failed and made:
+        for i, (p, was_traced) in enumerate(zip(made, traced, strict=True)):
+            e2e_artifacts.save(folder, f"{i}-{p.name}", p.context, was_traced)
+        e2e_artifacts.record(request.node, folder)
+    if failed:
         with contextlib.suppress(OSError):
             tail = relay.log.read_text(errors="replace").splitlines()[-40:]
             print(f"--- last lines of {relay.log} ---", *tail, sep="\n")
     for p in made:
         with contextlib.suppress(Exception):
             p.context.close()
-    violations = [v for g in guards for v in g.violations]
-    violations += [u for u in sockets if urlsplit(u).hostname != "127.0.0.1"]
+    e2e_artifacts.sweep(traces_dir)
     assert not violations, f"requests beyond 127.0.0.1: {violations}"
-    page_errors = [e for p in made for e in p.errors]
     assert not page_errors, f"uncaught errors in the page: {page_errors}"
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Keeps the test's own outcome on the item: fixtures learn at teardown whether it failed."""
     outcome: Any = yield
     rep = outcome.get_result()
     if rep.when == "call":
         item.rep_call = rep  # type: ignore[attr-defined]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Names the artifact folders of the failed tests at the end of the run, where one looks first; under
+    xdist this runs on the controller, which has every worker's reports (the folders are in them)."""
+    stats = terminalreporter.stats.values()
+    reports = [r for reps in stats for r in reps if isinstance(r, pytest.TestReport)]
+    found = e2e_artifacts.folders(reports)
+    if found:
+        terminalreporter.section("e2e artifacts")
+        for folder in found:
+            terminalreporter.line(folder)
+        terminalreporter.line("open a trace: .venv/bin/playwright show-trace FOLDER/<n>-<player>-trace.zip")

@@ -1,9 +1,9 @@
 """Offline planning for the end-to-end tests: the relay's seeded deal, re-derived with the engine.
 
 The relay started with ``--test-seed S --allow-test-seed`` shuffles table ``T`` with
-``random.Random(f"{S}:{T}")`` (relay/tables.py ``Referee._rng``); the engine uses that rng only for the start,
-a fourth join and swaps. So once a table exists the tests can replay its deal and plan real plays with the
-relay's own move generator over the same word list, then make those plays through the UI.
+``random.Random(f"{S}:{T}")`` (relay/tables/services.py ``TableServices.rng``); the engine uses that rng
+only for the start, a fourth join and swaps. So once a table exists the tests can replay its deal and plan
+real plays with the relay's own move generator over the same word list, then make those plays through the UI.
 """
 
 from __future__ import annotations

@@ -15,15 +15,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from e2e_artifacts import root as artifacts_root
 from e2e_plan import Planner, features
+from harness.process import RelayProcess, free_port
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
 import engine
-from relay.process import RelayProcess, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "web" / "dist"
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+ARTIFACTS = artifacts_root()
 SEED = 20261130
 # Pyodide boots in each context (no shared cache between contexts): allow for a loaded 2-core machine.
 BOOT_MS = 90_000
@@ -179,7 +180,7 @@ class Player:
         return self.page.get_by_test_id("reserve").inner_text()
 
     def shot(self, name: str) -> Path:
-        ARTIFACTS.mkdir(exist_ok=True)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
         self.page.screenshot(path=str(path))
         return path

@@ -17,10 +17,9 @@ import psycopg
 import pytest
 from e2e_plan import Planner
 from e2e_ui import ROOT, SEED, best, pick_table, place_and_submit, seat
+from harness.process import free_port
+from harness.services import HAProxy, PostgresServer, RedisServer, RelayNode
 from playwright.sync_api import expect
-
-from relay.cluster import HAProxy, PostgresServer, RedisServer, RelayNode
-from relay.process import free_port
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """A browser whose page and socket are on a relay that does not own its table plays through the owner over
-Redis (relay/relaying.py); Redis killed then restarted: only that page drops, and it comes back by itself
+Redis (relay/cluster/relaying.py); Redis killed then restarted: only that page drops, and it comes back by
+itself
 with the board and scores as they were (issue 15: the web app knows nothing of nodes)."""
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from typing import Any
 import pytest
 from e2e_plan import Planner
 from e2e_ui import ROOT, SEED, best, pick_table, place_and_submit, seat
+from harness.services import PostgresServer, RedisServer, RelayNode
 from playwright.sync_api import expect
-
-from relay.cluster import PostgresServer, RedisServer, RelayNode
 
 
 @dataclass

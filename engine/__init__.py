@@ -32,6 +32,7 @@ from engine.events import (
     event_to_dict,
     event_type,
 )
+from engine.fold import FOLDED_EVENTS, fold_view
 from engine.game import (
     MAX_SEATS,
     MIN_SEATS,
@@ -132,6 +133,8 @@ __all__ = [  # noqa: RUF022  (grouped by topic, errors appended)
     "event_type",
     "redact_event",
     "view",
+    "FOLDED_EVENTS",
+    "fold_view",
     # errors
     "ERRORS",
     "LexioError",

@@ -1,7 +1,7 @@
 """``lexio serve [flags]`` (also ``python -m relay serve``): run the relay. See ``lexio serve --help``.
 
 ``lexio export-journal --from FILE --to postgresql://...``: copy a SQLite journal into PostgreSQL
-(relay/export.py)."""
+(relay/journal/export.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     journal)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["export-journal"]:
-        from relay.export import main as export_main
+        from relay.journal.export import main as export_main
 
         return export_main(args[1:])
     try:
@@ -26,9 +26,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from relay.app import run
     from relay.journal import JournalUnavailable
+    from relay.journal.sqlite import StoreError
     from relay.lexicon import LexiconError
     from relay.logs import setup_logging
-    from relay.store import StoreError
 
     setup_logging(json_lines=config.log_json, level=config.log_level)
     try:

@@ -10,7 +10,7 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_add
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from relay.journal import is_postgres_url, redact_url
+from relay.journal.base import is_postgres_url, redact_url
 
 MIN_TURN_SECONDS = 30
 MAX_TURN_SECONDS = 600

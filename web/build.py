@@ -130,14 +130,14 @@ def unpack_runtime(out: Path) -> None:
 
 
 def bundle_python(out: Path) -> tuple[str, list[str]]:
-    """Zip engine/ and web/app/ (sources only) into lexio-<hash>.zip; return its name and members.
+    """Zip engine/, wire/ and web/app/ (sources only) into lexio-<hash>.zip; return its name and members.
 
     The glue web/src/main.py is not in it: it is the PyScript worker's script, fetched by URL.
     """
     names: list[str] = []
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for pkg, src in (("engine", ROOT / "engine"), ("app", WEB / "app")):
+        for pkg, src in (("engine", ROOT / "engine"), ("wire", ROOT / "wire"), ("app", WEB / "app")):
             if not (src / "__init__.py").exists():
                 raise SystemExit(f"{src} is not a package (missing __init__.py)")
             for f in sorted(src.rglob("*.py")):

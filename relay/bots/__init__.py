@@ -10,7 +10,7 @@
 - :mod:`relay.bots.analysis`: the post-game analysis of a seat's moves;
 - :mod:`relay.bots.player`: the level policies and :class:`MoveGenDriver`;
 - :mod:`relay.bots.pool`: the same driver in worker processes (the relay's default);
-- :mod:`relay.bots.client`: a scripted WebSocket player for benches and soak tests (imports aiohttp lazily).
+- :mod:`harness.botclient`: a scripted WebSocket player for benches and soak tests (imports aiohttp lazily).
 
 The relay loads :func:`driver` lazily (see :mod:`relay.botdriver`). Everything here runs inside the relay: the
 word list never leaves the server.
@@ -19,11 +19,14 @@ word list never leaves the server.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from relay.bots.graph import WordGraph, build_graph, load_graph
 from relay.bots.movegen import Candidate, GenerationResult, generate
-from relay.bots.player import LEVELS, BotError, MoveGenDriver, swap_choice
+from relay.bots.player import LEVELS, BotError, MoveGenDriver, Words, swap_choice
+
+if TYPE_CHECKING:
+    from relay.bots.pool import ProcessDriver
 
 __all__ = [
     "LEVELS",
@@ -40,7 +43,7 @@ __all__ = [
 ]
 
 
-def driver(lexicon: Any = None) -> Any:
+def driver(lexicon: Words = None) -> MoveGenDriver | ProcessDriver:
     """The relay's default bot driver over ``lexicon`` (the relay's :class:`relay.lexicon.WordList`; None:
     the shipped ``"fr"`` list). Cheap: the word graph is built or loaded on first use.
 

@@ -11,17 +11,23 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
+from engine.board import Board
 from engine.events import Passed, Placed, Swapped, TimedOut
 from engine.game import GameState, apply, new_state
 from engine.moves import Move, Pass, Place, Swap
 from engine.notation import format_move
 from engine.scoring import analyse
 from relay.bots.equity import Option, Position, leave_of, rank, unseen_tiles
+from relay.bots.graph import WordGraph
+from relay.bots.leaves import LeaveModel
 from relay.bots.levels import LEVELS
 from relay.bots.movegen import Candidate
 from relay.bots.player import MoveGenDriver
+
+if TYPE_CHECKING:
+    from relay.journal.base import JsonObject
 
 __all__ = ["AnalysisError", "analyse_seat"]
 
@@ -37,12 +43,12 @@ class AnalysisError(ValueError):
         self.message = message
 
 
-def _describe(option: Option | None, move: Move, board: Any) -> dict[str, Any]:
+def _describe(option: Option | None, move: Move, board: Board) -> JsonObject:
     try:
         notation = format_move(move, board)
     except ValueError:
         notation = ""
-    out: dict[str, Any] = {
+    out: JsonObject = {
         "kind": "place" if isinstance(move, Place) else "swap" if isinstance(move, Swap) else "pass"
     }
     out["notation"] = notation
@@ -68,7 +74,7 @@ def _option_move(o: Option, pos: Position) -> Move:
 
 def analyse_seat(
     state: GameState, seat: int, driver: MoveGenDriver, *, move_budget: float = MOVE_BUDGET_SECONDS
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The analysis of ``seat``'s moves in the ended game ``state`` (its full journal), one entry per move:
     ``turn`` (1-based, all seats counted), ``played`` and ``best`` (kind, notation, words or tiles, score,
     equity) and ``lost`` (equity, >= 0). Raises AnalysisError ``not_ended`` / ``bad_seat``."""
@@ -80,7 +86,7 @@ def analyse_seat(
     leaves = driver.leaves
     graph = driver.graph_for(expert)
     rng = random.Random(0)
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     s = new_state()
     turn = 0
     for ev in state.events:
@@ -98,11 +104,11 @@ def _judge(
     ev: Placed | Swapped | Passed | TimedOut,
     turn: int,
     driver: MoveGenDriver,
-    graph: Any,
-    leaves: Any,
+    graph: WordGraph,
+    leaves: LeaveModel,
     rng: random.Random,
     budget: float,
-) -> dict[str, Any]:
+) -> JsonObject:
     me = s.seats[seat]
     board = s.board
     others = [x for i, x in enumerate(s.seats) if i != seat]
@@ -141,7 +147,7 @@ def _judge(
     if best is None or (played is not None and played.equity > best.equity):
         best = played
     lost = max(0.0, (best.equity if best else 0.0) - (played.equity if played else 0.0))
-    entry: dict[str, Any] = {
+    entry: JsonObject = {
         "turn": turn,
         "played": _describe(played, played_move, board),
         "best": _describe(best, _option_move(best, pos) if best is not None else Pass(), board),

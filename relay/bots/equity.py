@@ -12,7 +12,7 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from engine.board import Board
 from engine.variants import Variant
@@ -149,7 +149,7 @@ def rank(
     return out
 
 
-def position_from_view(view: dict[str, Any], board: Board, rack: str) -> Position:
+def position_from_view(view: dict[str, object], board: Board, rack: str) -> Position:
     """The :class:`Position` of the seat whose engine view is ``view`` (board and rack already read)."""
     bag = view.get("bag_size", 0)
     bag = bag if isinstance(bag, int) else 0

@@ -17,7 +17,10 @@ import functools
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from relay.journal.base import JsonObject
 
 __all__ = ["FEATURES", "FORMAT", "LEAVES_FILE", "LeaveError", "LeaveModel", "default_model", "features"]
 
@@ -85,7 +88,7 @@ class LeaveModel:
     """Leave values from fitted per-feature weights (see the module docstring). Read-only once made."""
 
     def __init__(
-        self, weights: dict[str, float], meta: dict[str, Any] | None = None, *, format: int = FORMAT
+        self, weights: dict[str, float], meta: JsonObject | None = None, *, format: int = FORMAT
     ) -> None:
         """Raises LeaveError if ``format`` is not one of :data:`FEATURES`."""
         if format not in FEATURES:
@@ -111,7 +114,7 @@ class LeaveModel:
                 self._cache[key] = cached
         return cached
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "format": self.format,
             **self.meta,
@@ -119,7 +122,7 @@ class LeaveModel:
         }
 
     @classmethod
-    def from_json(cls, data: Any) -> LeaveModel:
+    def from_json(cls, data: object) -> LeaveModel:
         """Raises LeaveError for anything but a leave file of a format in :data:`FEATURES` (the current one,
         or format 2, read with its own features; an unknown format's weights would compose wrong values)."""
         if not isinstance(data, dict) or not isinstance(data.get("weights"), dict):

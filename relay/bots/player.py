@@ -19,9 +19,10 @@ import random
 import threading
 import time
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Final, TypeAlias, cast
 
 from engine.board import Board
+from engine.game import Lexicon
 from engine.moves import Move, Pass, Swap
 from relay.bots.endgame import out_risk, solve
 from relay.bots.equity import Option, Position, position_from_view, rank
@@ -31,7 +32,11 @@ from relay.bots.levels import LEVEL_NAMES, Level, get_level
 from relay.bots.movegen import Candidate, generate, openness
 from relay.bots.selfplay import Decision
 
-__all__ = ["DEFAULT_BUDGET_SECONDS", "LEVELS", "BotError", "MoveGenDriver", "swap_choice"]
+__all__ = ["DEFAULT_BUDGET_SECONDS", "LEVELS", "BotError", "MoveGenDriver", "Words", "swap_choice"]
+
+# What a driver is given to play with: a relay.lexicon.WordList or any iterable of A-Z words, None for the
+# shipped "fr" list; a bare lookup (engine.Lexicon, as a relay may be given) cannot be walked: no_word_list.
+Words: TypeAlias = Iterable[str] | Lexicon | None
 
 LEVELS: Final = LEVEL_NAMES
 DEFAULT_BUDGET_SECONDS: Final = 1.5
@@ -96,7 +101,7 @@ class MoveGenDriver:
 
     def __init__(
         self,
-        words: Any = None,
+        words: Words = None,
         *,
         budget_seconds: float = DEFAULT_BUDGET_SECONDS,
         leaves: LeaveModel | None = None,
@@ -129,7 +134,7 @@ class MoveGenDriver:
                 self._graph = load_graph(self._word_list())
             return self._graph
 
-    def _word_list(self) -> Any:
+    def _word_list(self) -> Iterable[str]:
         if self._words is None:
             from relay.lexicon import load_lexicon
 
@@ -156,14 +161,14 @@ class MoveGenDriver:
                 self._vocab_graphs[level.vocabulary] = graph
             return graph
 
-    def candidates(self, view: dict[str, Any], *, budget_seconds: float | None = None) -> list[Candidate]:
+    def candidates(self, view: dict[str, object], *, budget_seconds: float | None = None) -> list[Candidate]:
         """Every placement of the full word list found for the seat of ``view`` within the budget. Raises
         BotError ``bad_view``."""
         board, rack = _board_and_rack(view)
         budget = self.budget_seconds if budget_seconds is None else budget_seconds
         return _generate(board, rack, self.warm(), time.monotonic() + budget)
 
-    def choose(self, view: dict[str, Any], level: str, rng: random.Random) -> Move:
+    def choose(self, view: dict[str, object], level: str, rng: random.Random) -> Move:
         """The move a bot of ``level`` makes for the seat whose engine view is ``view``.
 
         Raises BotError ``bad_level`` / ``bad_view`` / ``no_word_list`` (the relay then passes for the bot).
@@ -302,14 +307,15 @@ def _generate(board: Board, rack: str, graph: WordGraph, deadline: float | None)
         raise BotError("bad_view", str(exc)) from exc
 
 
-def _board_and_rack(view: dict[str, Any]) -> tuple[Board, str]:
+def _board_and_rack(view: dict[str, object]) -> tuple[Board, str]:
     if not isinstance(view, dict):
         raise BotError("bad_view", "a bot needs its seat's view (a dict)")
     rack = view.get("rack")
     if not isinstance(rack, str):
         raise BotError("bad_view", "the view has no rack: a bot only plays for its own seat")
     try:
-        board = Board.from_json(view.get("variant", "lexio"), view.get("board", []))
+        # Not checked here: a variant that is not a name is refused by Board.from_json (bad_view below).
+        board = Board.from_json(cast(str, view.get("variant", "lexio")), view.get("board", []))
     except ValueError as exc:
         raise BotError("bad_view", f"the view's board cannot be read: {exc}") from exc
     rack = rack.upper()

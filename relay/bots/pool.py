@@ -33,14 +33,36 @@ import random
 import socket
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.connection import Connection
-from typing import Any
+from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar, overload
 
+from engine.game import GameState
 from engine.moves import Move
 from relay.bots.graph import WordGraph
-from relay.bots.player import DEFAULT_BUDGET_SECONDS, BotError, MoveGenDriver, level_of
+from relay.bots.player import DEFAULT_BUDGET_SECONDS, BotError, MoveGenDriver, Words, level_of
+
+if TYPE_CHECKING:
+    from relay.journal.base import JsonObject
+    from relay.lexicon import WordList
+
+    # The worker protocol (for the type checker only: nothing here runs).
+    # A worker loads its word list from a spec: a lexicon's name or path(s), else the words themselves.
+    WordSpec: TypeAlias = tuple[Literal["spec"], str] | tuple[Literal["words"], tuple[str, ...]]
+    JobKind: TypeAlias = Literal["choose", "analyse"]
+    # A job's arguments: ``choose`` (view, level, seed), ``analyse`` (the journal as event dicts, seat).
+    ChooseArgs: TypeAlias = tuple[dict[str, object], str, int]
+    AnalyseArgs: TypeAlias = tuple[list[JsonObject], int]
+    # Relay -> worker: (job id, kind, arguments).
+    Job: TypeAlias = tuple[int, JobKind, ChooseArgs | AnalyseArgs]
+    # What a job returns: ``choose`` a move, ``analyse`` the seat's analysis.
+    Result: TypeAlias = Move | list[JsonObject]
+    # What a job raised, rebuilt by :func:`_error`: (BotError or RuntimeError, BotError code, message).
+    Failure: TypeAlias = tuple[Literal["BotError", "RuntimeError"], str, str]
+    # Worker -> relay: (job id, True, result) or (job id, False, failure).
+    Answer: TypeAlias = tuple[int, Literal[True], Result] | tuple[int, Literal[False], Failure]
 
 __all__ = ["ProcessDriver", "WorkerLost", "Workers"]
 
@@ -48,9 +70,10 @@ log = logging.getLogger("lexio.relay")
 
 _WORKER: MoveGenDriver | None = None
 WORKER_NICENESS = 10
+R = TypeVar("R")
 
 
-def _word_spec(words: Any) -> tuple[str, Any]:
+def _word_spec(words: Words) -> WordSpec:
     """How a worker gets the same word list: by name or path if it was loaded from one, else the words."""
     from relay.lexicon import NAMED_LEXICONS
 
@@ -59,6 +82,9 @@ def _word_spec(words: Any) -> tuple[str, Any]:
         return ("spec", "fr")
     if isinstance(name, str) and (name in NAMED_LEXICONS or (name not in ("memory", "") and _is_file(name))):
         return ("spec", name)
+    if not isinstance(words, Iterable):
+        # A bare lookup (engine.Lexicon) cannot be handed to a worker: the relay then runs without bots.
+        raise TypeError("bot worker processes need a word list they can iterate over, not a lookup")
     return ("words", tuple(words))
 
 
@@ -71,7 +97,7 @@ def _is_file(name: str) -> bool:
         return False
 
 
-def _init_worker(spec: tuple[str, Any], budget: float) -> None:
+def _init_worker(spec: WordSpec, budget: float) -> None:
     global _WORKER
     # People before bots: on a busy machine the relay's loop (acks) wins the CPU over a bot's thinking.
     with contextlib.suppress(OSError, AttributeError):
@@ -80,7 +106,7 @@ def _init_worker(spec: tuple[str, Any], budget: float) -> None:
     if kind == "spec":
         from relay.lexicon import load_lexicon
 
-        words: Any = load_lexicon(value)
+        words: WordList = load_lexicon(value)
     else:
         from relay.lexicon import WordList
 
@@ -89,12 +115,12 @@ def _init_worker(spec: tuple[str, Any], budget: float) -> None:
     _WORKER.warm()
 
 
-def _choose(view: dict[str, Any], level: str, seed: int) -> Move:
+def _choose(view: dict[str, object], level: str, seed: int) -> Move:
     assert _WORKER is not None
     return _WORKER.choose(view, level, random.Random(seed))
 
 
-def _analyse(events: list[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
+def _analyse(events: list[JsonObject], seat: int) -> list[JsonObject]:
     import engine
     from relay.bots.analysis import analyse_seat
 
@@ -103,10 +129,10 @@ def _analyse(events: list[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
     return analyse_seat(state, seat, _WORKER)
 
 
-_JOBS: dict[str, Callable[..., Any]] = {"choose": _choose, "analyse": _analyse}
+_JOBS: dict[JobKind, Callable[..., Result]] = {"choose": _choose, "analyse": _analyse}
 
 
-def _serve(conn: Connection, spec: tuple[str, Any], budget: float) -> None:
+def _serve(conn: Connection[Answer, Job], spec: WordSpec, budget: float) -> None:
     """A worker of :class:`Workers`: ``(job id, kind, args)`` in, ``(job id, ok, result or error)`` out,
     until the relay closes its end (or dies: the same end of file)."""
     _init_worker(spec, budget)
@@ -115,8 +141,9 @@ def _serve(conn: Connection, spec: tuple[str, Any], budget: float) -> None:
             job_id, kind, args = conn.recv()
         except (EOFError, OSError):
             return
+        answer: Answer
         try:
-            answer: tuple[int, bool, Any] = (job_id, True, _JOBS[kind](*args))
+            answer = (job_id, True, _JOBS[kind](*args))
         except BotError as err:
             answer = (job_id, False, ("BotError", err.code, err.message))
         except Exception as exc:
@@ -156,7 +183,7 @@ class _Channel(asyncio.Protocol):
                 n, head = int.from_bytes(buf[4:12], "big"), 12
             if len(buf) < head + n:
                 return
-            answer = pickle.loads(buf[head : head + n])
+            answer: Answer = pickle.loads(buf[head : head + n])
             del buf[: head + n]
             self._workers._answered(self._worker, answer)
 
@@ -164,7 +191,7 @@ class _Channel(asyncio.Protocol):
         self._workers._lost(self._worker)
 
 
-def frame(obj: Any) -> bytes:
+def frame(obj: object) -> bytes:
     """``obj`` as ``Connection.send`` would write it (see :class:`_Channel`)."""
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     n = len(data)
@@ -175,10 +202,10 @@ def frame(obj: Any) -> bytes:
 class _Worker:
     __slots__ = ("job", "proc", "transport")
 
-    def __init__(self, proc: Any) -> None:
+    def __init__(self, proc: BaseProcess) -> None:
         self.proc = proc
         self.transport: asyncio.Transport | None = None
-        self.job: tuple[int, asyncio.Future[Any]] | None = None
+        self.job: tuple[int, asyncio.Future[Result]] | None = None
 
 
 class Workers:
@@ -187,18 +214,24 @@ class Workers:
     Jobs wait in a queue and go, one at a time, to an idle worker; a worker that dies fails its job with
     :class:`WorkerLost` and is replaced by the next job. Started on first use (or :meth:`start`)."""
 
-    def __init__(self, spec: tuple[str, Any], budget: float, processes: int) -> None:
+    def __init__(self, spec: WordSpec, budget: float, processes: int) -> None:
         self._spec = spec
         self._budget = budget
         self._processes = max(1, processes)
         self._workers: list[_Worker] = []
-        self._queue: deque[tuple[str, tuple[Any, ...], asyncio.Future[Any]]] = deque()
+        self._queue: deque[tuple[JobKind, tuple[object, ...], asyncio.Future[Result]]] = deque()
         self._ids = itertools.count(1)
         self._starting = 0
         self._closed = False
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    async def call(self, kind: str, *args: Any) -> Any:
+    @overload
+    async def call(self, kind: Literal["choose"], *args: *ChooseArgs) -> Move: ...
+
+    @overload
+    async def call(self, kind: Literal["analyse"], *args: *AnalyseArgs) -> list[JsonObject]: ...
+
+    async def call(self, kind: JobKind, *args: object) -> Result:
         """Run job ``kind`` (``choose``, ``analyse``) in a worker; its result, or what it raised (BotError
         as itself, anything else as RuntimeError; WorkerLost if the worker died)."""
         if self._closed:
@@ -207,7 +240,7 @@ class Workers:
         if self.loop is not None and self.loop is not loop:
             self._rebind()  # the loop that had them is gone (a test's, a restarted server's)
         self.loop = loop
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[Result] = loop.create_future()
         self._queue.append((kind, args, future))
         self._dispatch()
         return await future
@@ -284,14 +317,13 @@ class Workers:
             if not future.done():
                 future.set_exception(error)
 
-    def _answered(self, worker: _Worker, answer: tuple[int, bool, Any]) -> None:
-        job_id, ok, value = answer
+    def _answered(self, worker: _Worker, answer: Answer) -> None:
         job, worker.job = worker.job, None
-        if job is not None and job[0] == job_id and not job[1].done():
-            if ok:
-                job[1].set_result(value)
+        if job is not None and job[0] == answer[0] and not job[1].done():
+            if answer[1]:
+                job[1].set_result(answer[2])
             else:
-                job[1].set_exception(_error(*value))
+                job[1].set_exception(_error(*answer[2]))
         self._dispatch()
 
     def _lost(self, worker: _Worker) -> None:
@@ -329,7 +361,7 @@ class ProcessDriver:
     """A :class:`relay.botdriver.BotDriver` whose ``choose`` runs in ``processes`` worker processes."""
 
     def __init__(
-        self, words: Any = None, *, processes: int = 1, budget_seconds: float = DEFAULT_BUDGET_SECONDS
+        self, words: Words = None, *, processes: int = 1, budget_seconds: float = DEFAULT_BUDGET_SECONDS
     ):
         self._spec = _word_spec(words)
         self._processes = max(1, processes)
@@ -347,24 +379,22 @@ class ProcessDriver:
             atexit.register(self.close)
         return self._async
 
-    async def choose_async(self, view: dict[str, Any], level: str, rng: random.Random) -> Move:
+    async def choose_async(self, view: dict[str, object], level: str, rng: random.Random) -> Move:
         """As :meth:`MoveGenDriver.choose`, in a worker process, awaited on the event loop without any
         thread (raises what it raises; BotError ``bad_level`` at once, here; WorkerLost)."""
         level_of(level)
-        move: Move = await self.workers().call("choose", view, level, rng.getrandbits(64))
-        return move
+        return await self.workers().call("choose", view, level, rng.getrandbits(64))
 
-    async def analyse_async(self, state: Any, seat: int) -> list[dict[str, Any]]:
+    async def analyse_async(self, state: GameState, seat: int) -> list[JsonObject]:
         """As :meth:`analyse`, awaited on the event loop (see :meth:`choose_async`)."""
         import engine
 
         events = [engine.event_to_dict(e) for e in state.events]
-        result: list[dict[str, Any]] = await self.workers().call("analyse", events, seat)
-        return result
+        return await self.workers().call("analyse", events, seat)
 
-    def _on_loop(self, kind: str, *args: Any) -> Any:
-        """Run a job on the workers of the loop that has them, from another thread; None if there is no
-        such loop (then the caller uses its own pool)."""
+    def _on_loop(self, job: Callable[[Workers], Coroutine[object, object, R]]) -> tuple[R] | None:
+        """Run ``job`` (a call on the workers) on the loop that has them, from another thread: its result
+        in a 1-tuple, or None if there is no such loop (then the caller uses its own pool)."""
         workers = self._async
         loop = workers.loop if workers is not None else None
         if workers is None or loop is None or not loop.is_running():
@@ -372,7 +402,7 @@ class ProcessDriver:
         with contextlib.suppress(RuntimeError):
             if asyncio.get_running_loop() is loop:
                 raise RuntimeError("blocking on the event loop's own workers: use choose_async")
-        return (asyncio.run_coroutine_threadsafe(workers.call(kind, *args), loop).result(),)
+        return (asyncio.run_coroutine_threadsafe(job(workers), loop).result(),)
 
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -397,27 +427,25 @@ class ProcessDriver:
                 self._local = MoveGenDriver(self._words)
         return self._local.warm()
 
-    def choose(self, view: dict[str, Any], level: str, rng: random.Random) -> Move:
+    def choose(self, view: dict[str, object], level: str, rng: random.Random) -> Move:
         """As :meth:`MoveGenDriver.choose`, in a worker process (raises what it raises; BotError
         ``bad_level`` at once, here)."""
         level_of(level)
         seed = rng.getrandbits(64)
-        on_loop = self._on_loop("choose", view, level, seed)
+        on_loop = self._on_loop(lambda workers: workers.call("choose", view, level, seed))
         if on_loop is not None:
-            move: Move = on_loop[0]
-            return move
+            return on_loop[0]
         return self._executor().submit(_choose, view, level, seed).result()
 
-    def analyse(self, state: Any, seat: int) -> list[dict[str, Any]]:
+    def analyse(self, state: GameState, seat: int) -> list[JsonObject]:
         """:func:`relay.bots.analysis.analyse_seat` of the ended ``state`` (with its journal) in a worker
         process (the journal goes as JSON-ready dicts). Raises what it raises."""
         import engine
 
         events = [engine.event_to_dict(e) for e in state.events]
-        on_loop = self._on_loop("analyse", events, seat)
+        on_loop = self._on_loop(lambda workers: workers.call("analyse", events, seat))
         if on_loop is not None:
-            result: list[dict[str, Any]] = on_loop[0]
-            return result
+            return on_loop[0]
         return self._executor().submit(_analyse, events, seat).result()
 
     def close(self) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 import aiohttp
 import pytest
 from aiohttp import web
+from harness.botclient import FrameChecker, run_table
 
 from relay.app import create_app
-from relay.bots.client import FrameChecker, run_table
 from relay.bots.player import MoveGenDriver
 from relay.config import Config
 from relay.lexicon import WordList

@@ -1,4 +1,4 @@
-"""Test support for relaying over Redis: two in-process relays on one bus (relay.cluster.RedisServer), and
+"""Test support for relaying over Redis: two in-process relays on one bus (harness.services.RedisServer), and
 what the in-process and the subprocess relaying tests share (a Redis server, a game across two nodes).
 
 The in-process pair shares one event loop: an *owner* relay whose tables are its own, and an *edge* relay
@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from harness.services import RedisServer
 from relaykit import Player, RunningRelay, create_table, relay_config, serve, short_wordlist
 
 from relay.app import create_app
-from relay.cluster import RedisServer
+from relay.cluster.relaying import Relaying
 from relay.config import Config
-from relay.relaying import Relaying
 from relay.tables import Referee, Table
 
 
@@ -41,10 +41,10 @@ async def start_pair(tmp_path: Path, redis_url: str, **overrides: Any) -> Pair:
     holder: dict[str, Referee] = {}
 
     async def owner_locate(table_id: str) -> Table | str | None:
-        return holder["owner"].revive(table_id)
+        return holder["owner"].registry.revive(table_id)
 
     async def edge_locate(table_id: str) -> Table | str | None:
-        return "owner" if holder["owner"].revive(table_id) is not None else None
+        return "owner" if holder["owner"].registry.revive(table_id) is not None else None
 
     owner = await _start(
         relay_config(tmp_path / "owner.sqlite3", **overrides), Relaying(redis_url, "owner", owner_locate)

@@ -17,9 +17,8 @@ from typing import Any
 
 import aiohttp
 import psycopg
+from harness.process import HOST, RelayProcess, free_port
 from relaykit import Player, write_short_lexicon
-
-from relay.process import HOST, RelayProcess, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ from buskit import redis_server
 from pgcluster import PostgresCluster
 from relaykit import FakeClock, RunningRelay, start_relay
 
-from relay.pgstore import PostgresStore
+from relay.journal.postgres import PostgresStore
 
 
 @pytest.fixture
@@ -59,7 +59,8 @@ def journal_settings(request: pytest.FixtureRequest) -> dict[str, Any]:
     return {"journal_url": request.getfixturevalue("pg_url")}
 
 
-# A redis-server per test (relay.cluster.RedisServer); a module shares one with ``pytest.fixture(scope=...)``.
+# A redis-server per test (harness.services.RedisServer); a module shares one with
+# ``pytest.fixture(scope=...)``.
 redis = pytest.fixture(redis_server, name="redis")
 
 

@@ -1,6 +1,6 @@
 """Test support: a throw-away PostgreSQL server (Debian's postgresql package) on 127.0.0.1, in a temp dir.
 
-The server itself is relay.cluster.PostgresServer (``make cluster`` runs the same one): as root, initdb and
+The server itself is harness.services.PostgresServer (``make cluster`` runs the same one): as root, initdb and
 the server run as the ``postgres`` user through ``runuser``; it listens on loopback only, on a free port.
 ``make postgresql`` installs the package.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 
-from relay.cluster import PostgresServer, ServiceUnavailable, postgres_bin
+from harness.services import PostgresServer, ServiceUnavailable, postgres_bin
 
 PostgresUnavailable = ServiceUnavailable
 

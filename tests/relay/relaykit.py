@@ -21,7 +21,7 @@ from aiohttp import web
 
 from relay.app import REFEREE_KEY, create_app
 from relay.config import Config
-from relay.guard import Guard, GuardedRunner
+from relay.http.guard import Guard, GuardedRunner
 from relay.lexicon import WordList
 from relay.tables import Referee
 
@@ -65,7 +65,7 @@ class FakeClock:
 
 
 class Address(Protocol):
-    """Where a relay answers: an in-process :class:`RunningRelay` or a ``relay.process.RelayProcess``."""
+    """Where a relay answers: an in-process :class:`RunningRelay` or a ``harness.process.RelayProcess``."""
 
     @property
     def url(self) -> str: ...

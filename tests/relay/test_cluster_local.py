@@ -1,4 +1,4 @@
-"""``make cluster`` (python -m relay.localcluster): PostgreSQL, Redis, three relays and HAProxy come up, a
+"""``make cluster`` (python -m harness.localcluster): PostgreSQL, Redis, three relays and HAProxy come up, a
 game is played through the front to its end, and Ctrl-C (SIGINT) stops every one of those processes."""
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
+from harness.process import free_port
 from relaykit import Player, seated_game, write_short_lexicon
-
-from relay.process import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,9 +64,10 @@ async def test_make_cluster_serves_a_game_through_the_front_and_ctrl_c_stops_eve
     data = Path(tempfile.mkdtemp(prefix="lexio-make-cluster-"))
     data.chmod(0o755)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "relay.localcluster", "--port", str(port), "--data", str(data),
+        [sys.executable, "-m", "harness.localcluster", "--port", str(port), "--data", str(data),
          "--static", str(tmp_path / "site"), "--", "--lexicon", str(tmp_path / "short.txt")],
-        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
+        cwd=REPO, stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": f"{REPO / 'tests'}{os.pathsep}{REPO}"},
         stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     out: list[str] = []

@@ -14,10 +14,9 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from harness.process import RelayProcess, free_port
+from harness.services import HAProxy, ServiceUnavailable
 from relaykit import Player, create_table, write_short_lexicon
-
-from relay.cluster import HAProxy, ServiceUnavailable
-from relay.process import RelayProcess, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = ("r1", "r2", "r3")

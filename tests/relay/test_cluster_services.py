@@ -1,4 +1,5 @@
-"""relay/cluster.py's servers, as the cluster tests, make cluster and bench/cluster.py use them: each starts
+"""tests/harness/services.py's servers, as the cluster tests, make cluster and bench/cluster.py use them:
+each starts
 on a free loopback port, a paused one answers nothing until resumed, a killed one restarts on the same port
 and data, and nothing of theirs is left running after cleanup."""
 
@@ -10,8 +11,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-
-from relay.cluster import HAPROXY_TEMPLATE, HAProxy, PostgresServer, RedisServer, _group_members
+from harness.services import HAPROXY_TEMPLATE, HAProxy, PostgresServer, RedisServer, _group_members
 
 
 def redis_call(port: int, *words: str, timeout: float = 2.0) -> bytes:

@@ -13,7 +13,7 @@ from relaykit import FakeClock, Player, create_table, seated_game, start_relay
 
 import engine
 from relay.app import LIMITS_KEY
-from relay.limits import Budget, address_key
+from relay.http.limits import Budget, address_key
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ async def test_a_table_nobody_joined_is_dropped_after_ten_minutes(
         await p.send({"type": "leave"})
         await p.close()
         clock.advance(601_000)
-        relay.referee._collect(clock())
+        relay.referee.lifecycle.collect(clock())
         assert lonely not in relay.referee.tables
         assert relay.referee.store.table(lonely).status == "abandoned"
         # Someone sat there once: it keeps the longer life of an emptied table.

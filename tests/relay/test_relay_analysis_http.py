@@ -67,7 +67,7 @@ async def test_a_seats_one_analysis_outlives_the_tables_memory_and_a_restart(
         async with session.post(url, json={"token": p0.token}, timeout=aiohttp.ClientTimeout(60)) as r:
             assert r.status == 200, await r.text()
         # Nobody is connected to the ended table: the collector frees its memory, as it does every tick.
-        relay.referee._collect(relay.referee.now_ms())
+        relay.referee.lifecycle.collect(relay.referee.now_ms())
         assert relay.referee.get(table_id) is None
         async with session.post(url, json={"token": p0.token}) as r:
             assert r.status == 409 and (await r.json())["code"] == "analysis_used"

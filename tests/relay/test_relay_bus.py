@@ -13,12 +13,12 @@ from typing import Any
 import aiohttp
 import pytest
 from buskit import Pair, away, start_pair, two_seats
+from harness.services import RedisServer
 from relaykit import Player, create_table, play_to_end, wait_until
 
 from relay.app import BUS_KEY, EDGE_KEY
-from relay.bus import Bus
-from relay.cluster import RedisServer
-from relay.relaying import OwnerSide
+from relay.cluster.bus import Bus
+from relay.cluster.relaying import OwnerSide
 
 
 @pytest.fixture

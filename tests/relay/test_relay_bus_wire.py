@@ -1,4 +1,5 @@
-"""The bus's wire format (relay/bus.py): what the edge and the owner publish reads back as it was sent."""
+"""The bus's wire format (relay/cluster/bus.py): what the edge and the owner publish reads back as it was
+sent."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relay.bus import BusError, Message, decode, encode
+from relay.cluster.bus import BusError, Message, decode, encode
 
 node_ids = st.text(
     st.characters(blacklist_characters="\t", blacklist_categories=("Cs",)), min_size=1, max_size=40

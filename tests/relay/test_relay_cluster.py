@@ -28,9 +28,8 @@ from clusterkit import (
     two_relays,
     wait_seconds,
 )
+from harness.services import RedisServer
 from relaykit import Player, create_table, seated_game
-
-from relay.cluster import RedisServer
 
 
 def faketime(offset: str) -> dict[str, str]:
@@ -282,7 +281,7 @@ async def test_a_killed_relay_that_comes_back_takes_nothing_and_serves_new_table
         status, body = health(a)
         assert status == 200 and body["node"] != old_node and body["tables"] == 0
         # The table stays with its new owner: a player coming back through the returning relay is
-        # relayed to it (relay/bus.py), and the game goes on there.
+        # relayed to it (relay/cluster/bus.py), and the game goes on there.
         b_node = health(b)[1]["node"]
         assert owner(pg_url, table_id) == (b_node, 2)
         via_a = await rejoin(session, a, table_id, str(back[0].token))
@@ -326,14 +325,17 @@ async def test_every_relay_lists_the_open_tables_of_the_whole_cluster(
 async def test_metrics_count_the_group_commits_transactions_and_the_appends_they_carried(
     tmp_path: Path, pg_url: str, redis: RedisServer
 ) -> None:
-    """appends / batches is how many actions share a PostgreSQL transaction (relay/groupcommit.py)."""
+    """appends / batches is how many actions share a PostgreSQL transaction (relay/journal/groupcommit.py)."""
     a = node(tmp_path, "a", pg_url, redis.url)
 
     async def counters(session: aiohttp.ClientSession) -> tuple[int, int]:
         async with session.get(a.url + "/metrics") as resp:
             lines = (await resp.text()).splitlines()
         values = dict(line.split(" ") for line in lines if line.startswith("lexio_journal_"))
-        return int(values["lexio_journal_batches_total"]), int(values["lexio_journal_batched_appends_total"])
+        # Prometheus samples are floats ("3.0", as prometheus_client writes them)
+        batches = values["lexio_journal_batches_total"]
+        appends = values["lexio_journal_batched_appends_total"]
+        return int(float(batches)), int(float(appends))
 
     with stopping(a):
         await a.astart()

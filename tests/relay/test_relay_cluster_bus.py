@@ -1,5 +1,5 @@
 """Relaying between real relay processes in cluster mode: PostgreSQL decides who owns a table, Redis carries
-the frames of a socket that landed on another node (relay/bus.py, relay/relaying.py).
+the frames of a socket that landed on another node (relay/cluster/bus.py, relay/cluster/relaying.py).
 
 Two relays (``a`` and ``b``) on one PostgreSQL journal and one Redis, all on loopback, started here. A
 table created on ``a`` is owned by ``a``; a player who connects to ``b`` is relayed to ``a``.
@@ -20,10 +20,9 @@ import aiohttp
 import psycopg
 import pytest
 from buskit import away, two_seats
+from harness.services import RedisServer, RelayNode
 from pgcluster import PostgresCluster
 from relaykit import Player, create_table, wait_until, write_short_lexicon
-
-from relay.cluster import RedisServer, RelayNode
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow

@@ -18,8 +18,8 @@ from relaykit import Player, play_to_end, seated_game, start_relay
 import engine
 from relay.cli import main as lexio
 from relay.journal import Journal
-from relay.pgstore import PostgresStore
-from relay.store import Store
+from relay.journal.postgres import PostgresStore
+from relay.journal.sqlite import Store
 
 REPO = Path(__file__).resolve().parents[2]
 

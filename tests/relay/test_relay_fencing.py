@@ -17,8 +17,8 @@ import pytest
 from clusterkit import kill_heartbeat
 
 from relay.journal import JournalUnavailable
-from relay.pgstore import DEAD_AFTER_SECONDS, NotOwner, PostgresStore
-from relay.store import StoreError
+from relay.journal.postgres import DEAD_AFTER_SECONDS, NotOwner, PostgresStore
+from relay.journal.sqlite import StoreError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -150,7 +150,7 @@ def test_a_takeover_in_the_middle_of_a_stream_of_appends_leaves_one_writer_per_s
 
 CHILD = """
 import sys, time
-from relay.pgstore import PostgresStore
+from relay.journal.postgres import PostgresStore
 store = PostgresStore(sys.argv[1], node_id="node-k")
 print("claimed", store.claim("t1"), flush=True)
 time.sleep(60)

@@ -1,7 +1,9 @@
-"""Group commit (relay/groupcommit.py): the fenced appends of many tables share one PostgreSQL transaction,
+"""Group commit (relay/journal/groupcommit.py): the fenced appends of many tables share one PostgreSQL
+transaction,
 each still checked against its own table's epoch in it; a stale one is refused alone; nothing is answered
 before its commit returned; a clash or an unreachable journal fails the appends it concerns, as each would
-have failed on its own. Batches are committed on the event loop (relay/pgloop.py, as the relay does) or in a
+have failed on its own. Batches are committed on the event loop (relay/journal/pgloop.py, as the relay does)
+or in a
 worker thread; each behaviour is proved for both where both can show it. On a real database (the session's
 throw-away PostgreSQL)."""
 
@@ -18,11 +20,11 @@ import psycopg
 import pytest
 from clusterkit import kill_heartbeat
 
-from relay.groupcommit import Append, GroupCommit
 from relay.journal import JournalUnavailable
-from relay.pgloop import LoopWriter
-from relay.pgstore import NotOwner, PostgresStore
-from relay.store import FrameRow, StoreError
+from relay.journal.groupcommit import Append, GroupCommit
+from relay.journal.pgloop import LoopWriter
+from relay.journal.postgres import NotOwner, PostgresStore
+from relay.journal.sqlite import FrameRow, StoreError
 
 
 def _tables(store: PostgresStore, n: int) -> dict[str, int]:

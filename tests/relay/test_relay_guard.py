@@ -14,9 +14,8 @@ from typing import Any
 
 import aiohttp
 import pytest
+from harness.process import RelayProcess
 from relaykit import Player, RunningRelay, create_table, start_relay, write_short_lexicon
-
-from relay.process import RelayProcess
 
 REPO = Path(__file__).resolve().parents[2]
 # Started as `ulimit -n 128` with a hard limit of 256: the relay raises its soft limit to 256 itself.
@@ -286,7 +285,7 @@ def test_accept_running_out_of_descriptors_is_one_throttled_warning(caplog: pyte
     import errno
     import logging
 
-    from relay.guard import loop_exception_handler
+    from relay.http.guard import loop_exception_handler
 
     caplog.set_level(logging.INFO)
     loop = asyncio.new_event_loop()
@@ -306,7 +305,7 @@ def test_accept_running_out_of_descriptors_is_one_throttled_warning(caplog: pyte
 
 def test_at_capacity_the_oldest_idle_connection_makes_room() -> None:
     from relay.config import Config
-    from relay.guard import Guard
+    from relay.http.guard import Guard
 
     guard = Guard(Config(), nofile=64)  # reserve 32: capacity 32, nothing past 48
 

@@ -251,7 +251,7 @@ async def test_ended_games_stay_readable_after_they_leave_memory(
     await play_to_end(players)
     for p in players:
         await p.close()
-    relay.referee._collect(relay.referee.now_ms())
+    relay.referee.lifecycle.collect(relay.referee.now_ms())
     assert table_id not in relay.referee.tables
     async with session.get(f"{relay.url}/api/tables/{table_id}/gcg") as r:
         assert r.status == 200

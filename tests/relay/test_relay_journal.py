@@ -15,17 +15,17 @@ from typing import Any
 
 import psycopg
 import pytest
+from harness.process import RelayProcess, free_port
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from relaykit import write_short_lexicon
 
-import relay.pgstore
-import relay.store
+import relay.journal.postgres
+import relay.journal.sqlite
 from relay.config import Config, ConfigError, config_from_args
 from relay.journal import Journal, JournalUnavailable, open_journal
-from relay.pgstore import JournalInUse, PostgresStore
-from relay.process import RelayProcess, free_port
-from relay.store import RematchRow, Store, StoreError
+from relay.journal.postgres import JournalInUse, PostgresStore
+from relay.journal.sqlite import RematchRow, Store, StoreError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -176,9 +176,11 @@ def test_the_schema_version_is_recorded_once_and_a_new_migration_runs_once(
     first.close()
     add_column = ("ALTER TABLE tables ADD COLUMN note TEXT",)
     if backend.startswith("postgresql://"):
-        monkeypatch.setattr(relay.pgstore, "MIGRATIONS", (*relay.pgstore.MIGRATIONS, add_column))
+        pg = relay.journal.postgres
+        monkeypatch.setattr(pg, "MIGRATIONS", (*pg.MIGRATIONS, add_column))
     else:
-        monkeypatch.setattr(relay.store, "MIGRATIONS", (*relay.store.MIGRATIONS, add_column))
+        lite = relay.journal.sqlite
+        monkeypatch.setattr(lite, "MIGRATIONS", (*lite.MIGRATIONS, add_column))
     upgraded = open_store()
     assert upgraded.schema_version == base + 1
     # Opening again does not re-run it (ALTER TABLE ADD COLUMN twice would fail).
@@ -200,7 +202,7 @@ def test_a_sqlite_journal_made_before_schema_versions_adopts_version_1(tmp_path:
 
     db = tmp_path / "old.sqlite3"
     legacy = sqlite3.connect(db)
-    legacy.executescript(relay.store.SCHEMA)
+    legacy.executescript(relay.journal.sqlite.SCHEMA)
     legacy.execute("INSERT INTO tables VALUES ('t1', 1, 1, 'playing', 1)")
     legacy.commit()
     legacy.close()
@@ -228,7 +230,7 @@ def test_relays_starting_together_on_one_database_migrate_it_once(pg_url: str) -
         t.join()
     try:
         assert not failures
-        assert _versions(pg_url) == list(range(1, len(relay.pgstore.MIGRATIONS) + 1))
+        assert _versions(pg_url) == list(range(1, len(relay.journal.postgres.MIGRATIONS) + 1))
         stores[0].create_table("t1", created_ms=1, public=True, status="waiting", events=[{"a": 1}])
         assert [r.body for r in stores[3].events("t1")] == [{"a": 1}]
     finally:

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from harness.process import RelayProcess
 from relaykit import write_short_lexicon
 from test_relay_sockets import KEY, client_frame
-
-from relay.process import RelayProcess
 
 # Appended, not first: bench/engine.py must not shadow the engine package.
 sys.path.append(str(Path(__file__).resolve().parents[2] / "bench"))

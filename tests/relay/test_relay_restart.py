@@ -16,9 +16,8 @@ from typing import Any
 
 import aiohttp
 import pytest
+from harness.process import RelayProcess
 from relaykit import Player, create_table, seated_game, write_short_lexicon
-
-from relay.process import RelayProcess
 
 REPO = Path(__file__).resolve().parents[2]
 

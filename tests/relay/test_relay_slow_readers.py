@@ -17,8 +17,8 @@ import pytest
 from relaykit import Player, create_table, seated_game, start_relay
 from test_relay_sockets import KEY, client_frame
 
-from relay import ws
 from relay.app import HUB_KEY
+from relay.http import ws
 from relay.tables import CLOSE_SLOW
 
 SOCKETS = 100

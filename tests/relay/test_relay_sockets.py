@@ -1,4 +1,4 @@
-"""The game socket itself (relay/ws.py): RFC 6455 framing, heartbeat, hand-over from aiohttp, shutdown;
+"""The game socket itself (relay/http/ws.py): RFC 6455 framing, heartbeat, hand-over from aiohttp, shutdown;
 and the journal kept in SQLite rather than in memory. Raw TCP where a real client would hide the detail."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from relaykit import Player, RunningRelay, create_table, seated_game, start_relay
 
 import engine
-from relay import ws
 from relay.app import HUB_KEY
+from relay.http import ws
 
 KEY = "dGhlIHNhbXBsZSBub25jZQ=="  # the example of RFC 6455 1.3
 

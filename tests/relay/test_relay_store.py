@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from relay.store import Store, StoreError
+from relay.journal.sqlite import Store, StoreError
 
 
 def test_events_survive_reopening_before_and_after_a_checkpoint(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""How the game socket writes (relay/ws.py) and gives memory back (relay/memory.py): one encoded frame
+"""How the game socket writes (relay/http/ws.py) and gives memory back (relay/memory.py): one encoded frame
 shared by a broadcast's recipients, and a debounced malloc_trim."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from relaykit import RunningRelay, seated_game
 from wsproto.connection import Connection, ConnectionType
 from wsproto.events import TextMessage
 
-from relay import ws
+from relay.http import ws
 from relay.memory import Trimmer
 
 

@@ -9,9 +9,13 @@ answer; :func:`analysis_panel` renders the button, then the table.
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.i18n import Translator
+
+if TYPE_CHECKING:
+    from app.payloads import AnalysisPlay, Notice, ServerFrame
+    from app.state import UiState
 
 __all__ = ["analysis_panel", "on_analysis", "on_analysis_error", "request_analysis"]
 
@@ -20,7 +24,7 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def request_analysis(state: Any) -> bool:
+def request_analysis(state: UiState) -> bool:
     """Ask for this seat's analysis (ended game, a seat, connected, not asked yet). Returns whether sent."""
     if state.screen != "end" or state.seat is None or state.cut_off:
         return False
@@ -32,19 +36,19 @@ def request_analysis(state: Any) -> bool:
     return True
 
 
-def on_analysis(state: Any, frame: dict[str, Any]) -> None:
+def on_analysis(state: UiState, frame: ServerFrame) -> None:
     moves = frame.get("moves")
     if isinstance(moves, list) and frame.get("seat") == state.seat:
         state.analysis = [m for m in moves if isinstance(m, dict)]
         state.analysis_pending = False
 
 
-def on_analysis_error(state: Any, error: tuple[str, dict[str, Any]]) -> None:
+def on_analysis_error(state: UiState, error: Notice) -> None:
     state.analysis_pending = False
     state.analysis_error = error
 
 
-def _move_text(m: dict[str, Any], tr: Translator) -> str:
+def _move_text(m: AnalysisPlay, tr: Translator) -> str:
     kind = m.get("kind")
     if kind == "swap":
         return tr.t("analysis_swap", tiles=m.get("tiles", ""))
@@ -55,7 +59,7 @@ def _move_text(m: dict[str, Any], tr: Translator) -> str:
     return f"{word} ({m.get('notation', '')})" if word else str(m.get("notation", ""))
 
 
-def analysis_panel(state: Any, tr: Translator) -> str:
+def analysis_panel(state: UiState, tr: Translator) -> str:
     """The button asking for the analysis, or the analysis itself (empty for a spectator)."""
     if state.seat is None:
         return ""
@@ -116,6 +120,6 @@ def analysis_panel(state: Any, tr: Translator) -> str:
         # Six columns do not fit a phone: the table scrolls sideways inside its own box.
         f'<div class="final-scroll" tabindex="0" role="region" aria-label="{_e(tr.t("analysis_table"))}">'
         f'<table class="final analysis-table"><thead><tr>{head}</tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table></div>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
         "</section>"
     )

@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
-__all__ = ["KEEP", "PREFIX", "decode", "encode", "load", "restore", "to_drop"]
+if TYPE_CHECKING:
+    from app.payloads import AnalysisMove
+    from app.state import UiState
+
+__all__ = ["KEEP", "PREFIX", "decode", "encode", "keep", "load", "restore", "to_drop"]
 
 PREFIX = "lexio:analysis:"
 KEEP = 30
 
 
-def encode(seat: int, moves: list[dict[str, Any]], at: int) -> str:
+def encode(seat: int, moves: list[AnalysisMove], at: int) -> str:
     """The stored form of seat ``seat``'s analysis, served at ``at`` (ms, for pruning)."""
     return json.dumps({"seat": seat, "moves": moves, "at": at}, separators=(",", ":"))
 
 
-def decode(text: str | None) -> tuple[int, list[dict[str, Any]], int] | None:
+def decode(text: str | None) -> tuple[int, list[AnalysisMove], int] | None:
     """(seat, moves, at) from :func:`encode`'s text; None if missing or unreadable (never raises)."""
     if not text:
         return None
@@ -36,10 +40,11 @@ def decode(text: str | None) -> tuple[int, list[dict[str, Any]], int] | None:
     seat, moves, at = d.get("seat"), d.get("moves"), d.get("at", 0)
     if not isinstance(seat, int) or isinstance(seat, bool) or not isinstance(moves, list):
         return None
-    return seat, [m for m in moves if isinstance(m, dict)], at if isinstance(at, int) else 0
+    kept = [cast("AnalysisMove", m) for m in moves if isinstance(m, dict)]
+    return seat, kept, at if isinstance(at, int) else 0
 
 
-def load(storage: Mapping[str, str], table: str | None) -> tuple[int, list[dict[str, Any]]] | None:
+def load(storage: Mapping[str, str], table: str | None) -> tuple[int, list[AnalysisMove]] | None:
     """The analysis kept for ``table``, only while this browser holds the table's seat token."""
     if not table or not storage.get("lexio:" + table):
         return None
@@ -64,7 +69,7 @@ def to_drop(storage: Mapping[str, str]) -> list[str]:
     return sorted(drop + [key for _, key in kept[KEEP:]])
 
 
-def restore(state: Any, storage: Mapping[str, str]) -> bool:
+def restore(state: UiState, storage: Mapping[str, str]) -> bool:
     """On the end screen, the analysis this browser was served for this table and seat (a reload, or
     after the replay viewer asked for it): shown again instead of a button the relay would refuse."""
     if state.screen != "end" or state.seat is None or state.analysis is not None or state.analysis_pending:
@@ -75,3 +80,15 @@ def restore(state: Any, storage: Mapping[str, str]) -> bool:
     state.analysis = got[1]
     state.analysis_error = None
     return True
+
+
+def keep(
+    storage: Mapping[str, str], table: str, seat: int, moves: list[AnalysisMove], at: int
+) -> dict[str, str | None]:
+    """What to write to keep seat ``seat``'s analysis of ``table`` served at ``at`` (ms): its key, then the
+    keys :func:`to_drop` names once it is kept (None: remove), in that order."""
+    key, value = PREFIX + table, encode(seat, moves, at)
+    writes: dict[str, str | None] = {key: value}
+    for old in to_drop({**storage, key: value}):
+        writes[old] = None
+    return writes

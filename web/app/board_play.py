@@ -1,5 +1,5 @@
-"""Play on the board, mixed into :class:`app.state.UiState`: the pending placement (tiles put on the board
-and not yet submitted, the blank's letter, the rack's order) and keyboard play (cursor, direction, typing).
+"""Play on the board, for :class:`app.state.UiState`: the pending placement (tiles put on the board and not
+yet submitted, the blank's letter, the rack's order) and keyboard play (cursor, direction, typing).
 
 Pure Python, like the rest of the state: no browser module is imported.
 """
@@ -7,8 +7,12 @@ Pure Python, like the rest of the state: no browser module is imported.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.variants import BLANK, LETTERS, Kind
+
+if TYPE_CHECKING:
+    from app.state import UiState
 
 
 @dataclass(frozen=True)
@@ -22,90 +26,101 @@ class Pending:
 
 
 class BoardPlay:
-    """The pending placement and keyboard play; the rest of the state is :class:`app.state.UiState`'s."""
+    """The rules of the local play on ``state`` (whose fields hold it: ``pending``, ``cursor``, ...)."""
+
+    def __init__(self, state: UiState) -> None:
+        self.state = state
 
     def place(self, rack_index: int, sq: str, letter: str | None = None) -> bool:
         """Put a rack tile on a free square; a blank without a letter opens the blank dialog first."""
-        if rack_index not in self.available() or not self.is_free(sq) or self.screen != "table":
+        s = self.state
+        if rack_index not in s.available() or not s.is_free(sq) or s.screen != "table":
             return False
-        tile = self.rack[rack_index]
+        tile = s.rack[rack_index]
         if tile == BLANK:
             if letter is None or letter.upper() not in LETTERS:
-                self.dialog, self.blank_for = "blank", (rack_index, sq)
+                s.dialog, s.blank_for = "blank", (rack_index, sq)
                 return False
-            self.pending.append(Pending(sq, rack_index, letter.upper(), True))
+            s.pending.append(Pending(sq, rack_index, letter.upper(), True))
         else:
-            self.pending.append(Pending(sq, rack_index, tile, False))
-        self.selected = None
-        self._changed()
+            s.pending.append(Pending(sq, rack_index, tile, False))
+        s.selected = None
+        s.changed()
         return True
 
     def choose_blank(self, letter: str) -> bool:
-        if self.dialog != "blank" or self.blank_for is None or letter.upper() not in LETTERS:
+        s = self.state
+        if s.dialog != "blank" or s.blank_for is None or letter.upper() not in LETTERS:
             return False
-        idx, sq = self.blank_for
-        self.dialog, self.blank_for = None, None
+        idx, sq = s.blank_for
+        s.dialog, s.blank_for = None, None
         ok = self.place(idx, sq, letter)
-        if ok and self.cursor == sq:
+        if ok and s.cursor == sq:
             self._advance_cursor()
         return ok
 
     def take_back(self, sq: str) -> bool:
-        p = self.pending_at(sq)
+        s = self.state
+        p = s.pending_at(sq)
         if p is None:
             return False
-        self.pending.remove(p)
-        self._changed()
+        s.pending.remove(p)
+        s.changed()
         return True
 
     def backspace(self) -> bool:
-        if not self.pending:
+        s = self.state
+        if not s.pending:
             return False
-        p = self.pending.pop()
-        self.cursor = p.sq
-        self._changed()
+        p = s.pending.pop()
+        s.cursor = p.sq
+        s.changed()
         return True
 
     def recall_all(self) -> None:
-        self.pending.clear()
-        self.selected = None
-        self.dialog = None if self.dialog == "blank" else self.dialog
-        self._changed()
+        s = self.state
+        s.pending.clear()
+        s.selected = None
+        s.dialog = None if s.dialog == "blank" else s.dialog
+        s.changed()
 
     def shuffle(self) -> None:
-        self.rng.shuffle(self.rack_order)
+        self.state.rng.shuffle(self.state.rack_order)
 
     def move_rack_tile(self, rack_index: int, before: int | None) -> None:
         """Reorder the rack (drag within it): put ``rack_index`` before ``before`` (None: at the end)."""
-        if rack_index not in self.rack_order or rack_index == before:
+        order = self.state.rack_order
+        if rack_index not in order or rack_index == before:
             return
-        self.rack_order.remove(rack_index)
-        pos = self.rack_order.index(before) if before in self.rack_order else len(self.rack_order)
-        self.rack_order.insert(pos, rack_index)
+        order.remove(rack_index)
+        pos = order.index(before) if before in order else len(order)
+        order.insert(pos, rack_index)
 
     def click_rack(self, rack_index: int) -> None:
-        if self.dialog == "swap":
-            self.swap_sel ^= {rack_index}
+        s = self.state
+        if s.dialog == "swap":
+            s.swap_sel ^= {rack_index}
             return
-        if rack_index not in self.available():
+        if rack_index not in s.available():
             return
-        self.selected = None if self.selected == rack_index else rack_index
+        s.selected = None if s.selected == rack_index else rack_index
 
     def click_square(self, sq: str) -> None:
-        if self.selected is not None and self.is_free(sq):
-            self.place(self.selected, sq)
+        s = self.state
+        if s.selected is not None and s.is_free(sq):
+            self.place(s.selected, sq)
             return
-        if self.pending_at(sq) is not None:
+        if s.pending_at(sq) is not None:
             self.take_back(sq)
-            self.cursor = sq
+            s.cursor = sq
             return
-        if self.cursor == sq:
-            self.across = not self.across
-        self.cursor = sq
+        if s.cursor == sq:
+            s.across = not s.across
+        s.cursor = sq
 
     # -- keyboard ----------------------------------------------------------------------------------------
     def _step(self, sq: str, dc: int, dr: int) -> str | None:
-        v = self.variant
+        v = self.state.variant
         i = v.index.get(sq)
         if i is None:
             return None
@@ -115,48 +130,51 @@ class BoardPlay:
         return v.names[r * v.width + c]
 
     def _advance_cursor(self) -> None:
-        if self.cursor is None:
+        s = self.state
+        if s.cursor is None:
             return
-        dc, dr = (1, 0) if self.across else (0, 1)
-        sq: str | None = self.cursor
+        dc, dr = (1, 0) if s.across else (0, 1)
+        sq: str | None = s.cursor
         while sq is not None:
             sq = self._step(sq, dc, dr)
             if sq is None:
                 return
-            kind = self.variant.kind(sq)
+            kind = s.variant.kind(sq)
             if kind is Kind.WALL:
                 return
-            if self.is_free(sq):
-                self.cursor = sq
+            if s.is_free(sq):
+                s.cursor = sq
                 return
 
     def move_cursor(self, dc: int, dr: int) -> None:
-        if self.cursor is None:
-            self.cursor = self.variant.source
+        s = self.state
+        if s.cursor is None:
+            s.cursor = s.variant.source
             return
-        sq: str | None = self.cursor
+        sq: str | None = s.cursor
         # Walls are skipped so every playable square is reachable by arrows alone.
         while True:
             sq = self._step(sq, dc, dr) if sq else None
             if sq is None:
                 return
-            if self.variant.kind(sq) is not Kind.WALL:
-                self.cursor = sq
+            if s.variant.kind(sq) is not Kind.WALL:
+                s.cursor = sq
                 return
 
     def type_letter(self, ch: str) -> bool:
         """Place the typed letter at the cursor (a rack tile of that letter, else a blank naming it)."""
+        s = self.state
         letter = ch.upper()
-        if letter not in LETTERS or self.screen != "table":
+        if letter not in LETTERS or s.screen != "table":
             return False
-        if self.cursor is None:
-            self.cursor = self.variant.source
-        if not self.is_free(self.cursor):
+        if s.cursor is None:
+            s.cursor = s.variant.source
+        if not s.is_free(s.cursor):
             self._advance_cursor()
-            if not self.is_free(self.cursor):
+            if not s.is_free(s.cursor):
                 return False
-        rack = self.rack
-        avail = self.available()
+        rack = s.rack
+        avail = s.available()
         idx = next((i for i in avail if rack[i] == letter), None)
         blank = False
         if idx is None:
@@ -164,26 +182,27 @@ class BoardPlay:
             blank = True
         if idx is None:
             return False
-        ok = self.place(idx, self.cursor, letter if blank else None)
+        ok = self.place(idx, s.cursor, letter if blank else None)
         if ok:
             self._advance_cursor()
         return ok
 
     def key(self, key: str, *, shift: bool = False, ctrl: bool = False) -> bool:
         """Handle one keydown on the board/rack area; returns True if the key was used."""
+        s = self.state
         if ctrl:
             return False
-        if self.dialog == "blank":
+        if s.dialog == "blank":
             if key == "Escape":
-                self.dialog, self.blank_for = None, None
+                s.dialog, s.blank_for = None, None
                 return True
             return len(key) == 1 and self.choose_blank(key)
-        if self.dialog in ("swap", "pass"):
+        if s.dialog in ("swap", "pass"):
             if key == "Escape":
-                self.close_dialog()
+                s.close_dialog()
                 return True
             if key == "Enter":
-                self.confirm_dialog()
+                s.confirm_dialog()
                 return True
             return False
         moves = {"ArrowLeft": (-1, 0), "ArrowRight": (1, 0), "ArrowUp": (0, -1), "ArrowDown": (0, 1)}
@@ -191,12 +210,12 @@ class BoardPlay:
             self.move_cursor(*moves[key])
             return True
         if key in (" ", "Spacebar"):
-            self.across = not self.across
+            s.across = not s.across
             return True
         if key == "Backspace":
             return self.backspace()
         if key == "Enter":
-            return self.submit()
+            return s.submit()
         if key == "Escape":
             self.recall_all()
             return True

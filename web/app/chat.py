@@ -11,9 +11,12 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.i18n import Translator
+
+if TYPE_CHECKING:
+    from app.payloads import ChatMessage, ClientFrame, Notice, ServerFrame
 
 MAX_CHARS = 200
 KEEP = 200  # messages kept in the page (the relay sends the last 100 per channel on each welcome)
@@ -29,10 +32,10 @@ def _e(value: object) -> str:
 
 @dataclass
 class ChatState:
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[ChatMessage] = field(default_factory=list)
     draft: str = ""
     sent: int = 0  # bumped on each send: the form is rendered afresh (an empty field)
-    error: tuple[str, dict[str, Any]] | None = None
+    error: Notice | None = None
     muted: set[str] = field(default_factory=set)
     show_watchers: bool = True
     rev: int = 0  # bumped on every change: the glue re-renders only then
@@ -52,7 +55,7 @@ class ChatState:
         self.rev += 1
 
     # -- frames ------------------------------------------------------------------------------------------
-    def on_frame(self, frame: Mapping[str, Any]) -> bool:
+    def on_frame(self, frame: ServerFrame) -> bool:
         """Take a chat frame, or an answer to a chat frame; False: not the chat's."""
         kind = frame.get("type")
         self.rev += 1
@@ -68,23 +71,25 @@ class ChatState:
         if isinstance(fid, str) and fid.startswith(ID_PREFIX) and kind in ("ack", "error"):
             if kind == "error":
                 params = dict(frame.get("params") or {})
-                if "retry_ms" in params:
-                    params["seconds"] = max(1, (int(params["retry_ms"]) + 999) // 1000)
+                retry_ms = params.get("retry_ms")
+                if isinstance(retry_ms, int | float | str):
+                    params["seconds"] = max(1, (int(retry_ms) + 999) // 1000)
                 self.error = (str(frame.get("code", "internal_error")), params)
             return True
         return False
 
-    def _add(self, m: Any) -> None:
-        if not isinstance(m, dict) or not isinstance(m.get("id"), int):
+    def _add(self, m: ChatMessage | None) -> None:
+        mid = m.get("id") if isinstance(m, dict) else None
+        if m is None or not isinstance(mid, int):
             return
-        if any(x["id"] == m["id"] for x in self.messages[-50:]):
+        if any(x.get("id") == mid for x in self.messages[-50:]):
             return  # seen (a history after a reconnect overlaps the live ones)
         self.messages.append(m)
-        self.messages.sort(key=lambda x: int(x["id"]))
+        self.messages.sort(key=lambda x: x.get("id", 0))
         del self.messages[:-KEEP]
 
     # -- actions -----------------------------------------------------------------------------------------
-    def compose(self, watcher_name: str | None = None) -> dict[str, Any] | None:
+    def compose(self, watcher_name: str | None = None) -> ClientFrame | None:
         """The frame for the draft, or None (and an error said) when it cannot go."""
         self.rev += 1
         text = " ".join(self.draft.split())
@@ -94,7 +99,7 @@ class ChatState:
             self.error = ("chat_too_long", {"max": MAX_CHARS})
             return None
         self._next += 1
-        frame: dict[str, Any] = {"type": "chat", "id": f"{ID_PREFIX}{self._next}", "text": text}
+        frame: ClientFrame = {"type": "chat", "id": f"{ID_PREFIX}{self._next}", "text": text}
         if watcher_name:
             frame["name"] = watcher_name
         self.draft, self.error = "", None
@@ -131,7 +136,7 @@ def skeleton(tr: Translator) -> str:
     )
 
 
-def _line(m: Mapping[str, Any], tr: Translator, me: str | None) -> str:
+def _line(m: ChatMessage, tr: Translator, me: str | None) -> str:
     name = m.get("name")
     shown = str(name) if name else tr.t("chat_anonymous")
     mute = ""

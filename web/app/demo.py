@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from app.payloads import ServerFrame, View
 
 
 def _accept_all(words: Sequence[str]) -> Sequence[str]:
     return ()
 
 
-def demo_snapshot(now_ms: int, level: int = 1, seed: int = 7) -> dict[str, Any]:
+def demo_snapshot(now_ms: int, level: int = 1, seed: int = 7) -> ServerFrame:
     """A ``snapshot`` frame for seat 0 of a two-player game (level 2: one word already on the board, the
     viewer is the player on turn). Raises a ``LexioError`` only if the engine itself refuses its own moves."""
     import engine as e
@@ -37,7 +40,7 @@ def demo_snapshot(now_ms: int, level: int = 1, seed: int = 7) -> dict[str, Any]:
         for ev in e.decide(state, e.Play(0, move), now_ms=now_ms, rng=rng, lexicon=_accept_all):
             state = e.apply(state, ev)
         you = 1
-    view = e.view(state, you, now_ms=now_ms)
+    view = cast("View", e.view(state, you, now_ms=now_ms))  # the engine gives it as plain JSON
     deadline = now_ms + state.turn_seconds * 1000
     return {
         "type": "snapshot",

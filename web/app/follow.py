@@ -8,14 +8,17 @@ side column, a tab or a drawer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app import sheet as sheet_mod
 from app.i18n import Translator
 from app.screens import seat_name
 from engine.variants import get_variant
+
+if TYPE_CHECKING:
+    from app.payloads import GameEvent, View
 
 WIN = ' class="winner"'
 END_COLUMNS = ("end_player", "end_before", "end_adjust", "end_final", "end_rack")
@@ -25,12 +28,12 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _names(view: Mapping[str, Any]) -> dict[int, str]:
+def _names(view: View) -> dict[int, str]:
     return {int(s.get("seat", -1)): str(s.get("name", "?")) for s in view.get("seats") or ()}
 
 
 # -- the last turn, in words ------------------------------------------------------------------------------
-def last_action_text(view: Mapping[str, Any] | None, tr: Translator, you: int | None = None) -> str:
+def last_action_text(view: View | None, tr: Translator, you: int | None = None) -> str:
     """What the player before did ("Bob échange 3 jetons", "Bob passe"; empty before the first turn), or a
     try refused since then, by name (its words to its own seat only, as the redaction gives them)."""
     ev = sheet_mod.last_action(view)
@@ -54,7 +57,7 @@ def last_action_text(view: Mapping[str, Any] | None, tr: Translator, you: int | 
     return tr.t("last_placed", name=name, words=words, score=ev.get("score", 0))
 
 
-def last_action(view: Mapping[str, Any] | None, tr: Translator, you: int | None = None) -> str:
+def last_action(view: View | None, tr: Translator, you: int | None = None) -> str:
     text = last_action_text(view, tr, you)
     if not text:
         return ""
@@ -77,7 +80,7 @@ def _row_cells(row: sheet_mod.Row, tr: Translator) -> tuple[str, str, str]:
     return "—", tr.t(key, tiles=row.tiles), f"{row.score:+d}"
 
 
-def score_sheet(view: Mapping[str, Any] | None, tr: Translator, you: int | None) -> str:
+def score_sheet(view: View | None, tr: Translator, you: int | None) -> str:
     """The journal as a score sheet: a captioned table in a keyboard-scrollable region (newest in view)."""
     view = view or {}
     names = _names(view)
@@ -125,7 +128,8 @@ def score_sheet(view: Mapping[str, Any] | None, tr: Translator, you: int | None)
 
 
 # -- the end screen's rows --------------------------------------------------------------------------------
-def _per_seat(value: Any, seat: int) -> Any:
+def _per_seat(value: object, seat: int) -> object:
+    # By seat: a list, or (an older record) an object keyed by the seat number.
     if isinstance(value, list):
         return value[seat] if 0 <= seat < len(value) else None
     if isinstance(value, dict):
@@ -133,7 +137,7 @@ def _per_seat(value: Any, seat: int) -> Any:
     return None
 
 
-def adjustment_text(result: Mapping[str, Any], seat: int, tr: Translator) -> str:
+def adjustment_text(result: GameEvent, seat: int, tr: Translator) -> str:
     """The end's adjustment with its reason: the tiles left on one's rack, or those taken from the others."""
     adj = _per_seat(result.get("adjustments"), seat)
     if not isinstance(adj, int) or adj == 0:
@@ -145,7 +149,7 @@ def adjustment_text(result: Mapping[str, Any], seat: int, tr: Translator) -> str
     return tr.t("adj_gain", n=f"{adj:+d}", tiles=others)
 
 
-def winners_text(view: Mapping[str, Any], tr: Translator) -> str:
+def winners_text(view: View, tr: Translator) -> str:
     result = view.get("result") or {}
     names = _names(view)
     won = [names.get(int(s), "?") for s in result.get("winners") or ()]
@@ -156,7 +160,7 @@ def winners_text(view: Mapping[str, Any], tr: Translator) -> str:
     return tr.t("winner", names=won[0])
 
 
-def final_rows(view: Mapping[str, Any], tr: Translator, tile_html: Any) -> str:
+def final_rows(view: View, tr: Translator, tile_html: Callable[[str, int, bool], str]) -> str:
     """One row per seat: score before the end, the adjustment and why, the final score, the rack face up."""
     result = view.get("result") or {}
     winners = {int(s) for s in result.get("winners") or ()}

@@ -95,7 +95,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "analysis_same": ("le même", "the same"),
     "analysis_swap": ("échange {tiles}", "exchange {tiles}"),
     "analysis_pass": ("passe", "pass"),
-    "analysis_used": ("Vous avez déjà eu l'analyse de cette partie.", "You already had this game's analysis."),
+    "analysis_used": (
+        "Vous avez déjà eu l'analyse de cette partie.",
+        "You already had this game's analysis.",
+    ),
     "analysis_unavailable": ("L'analyse n'est pas disponible.", "The analysis is not available."),
     "leave": ("Quitter", "Leave"),
     "you_marker": ("(vous)", "(you)"),

@@ -8,7 +8,10 @@ hands them here; :mod:`app.screens` renders what this holds.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.payloads import Notice, TableSummary
 
 STORE_PREFIX = "lexio:"
 # Keys of the page's own settings under the same prefix; every other "lexio:<id>" holds a seat token.
@@ -28,7 +31,7 @@ def own_table_ids(storage: Mapping[str, str]) -> list[str]:
     return sorted(ids)[:MINE_MAX]
 
 
-def host_name(summary: Mapping[str, Any]) -> str | None:
+def host_name(summary: TableSummary) -> str | None:
     """The first arrival, who starts the game: the one who invites (None on an empty table)."""
     seats = summary.get("seats") or ()
     for s in seats:
@@ -37,7 +40,7 @@ def host_name(summary: Mapping[str, Any]) -> str | None:
     return str(seats[0].get("name", "?")) if seats else None
 
 
-def free_seats(summary: Mapping[str, Any]) -> int:
+def free_seats(summary: TableSummary) -> int:
     return max(0, 4 - len(summary.get("seats") or ()))
 
 
@@ -47,13 +50,13 @@ class Lobby:
     def __init__(self) -> None:
         # The table a link opened, before this tab sits or watches: its public summary, or
         # {"id": …, "loading": True} while it is fetched.
-        self.invite: dict[str, Any] | None = None
+        self.invite: TableSummary | None = None
         # The refusal of our join (e.g. the name is taken), shown next to the name field.
-        self.join_error: tuple[str, dict[str, Any]] | None = None
+        self.join_error: Notice | None = None
         self.joining = False  # a join was sent from the invitation; its answer has not come
         self.watching = False  # this tab asked to watch, not to sit
         # Own tables waiting or playing (summaries), listed first on the home screen with Resume.
-        self.mine: list[dict[str, Any]] = []
+        self.mine: list[TableSummary] = []
         # What is typed in "join by link": kept here so that a re-render (the open list arriving) keeps it.
         self.link = ""
 
@@ -63,11 +66,11 @@ class Lobby:
         self.joining = False
         self.watching = False
 
-    def got_summary(self, table: str, summary: Mapping[str, Any] | None) -> None:
+    def got_summary(self, table: str, summary: TableSummary | None) -> None:
         """The relay's summary of the table the link names (None: unknown table)."""
         if self.invite is None or self.invite.get("id") != table:
             return  # the player went elsewhere meanwhile
-        self.invite = dict(summary) if summary is not None else {"id": table, "missing": True}
+        self.invite = summary.copy() if summary is not None else {"id": table, "missing": True}
 
     @property
     def invite_status(self) -> str | None:
@@ -82,10 +85,10 @@ class Lobby:
         status = str(inv.get("status", "waiting"))
         return "waiting" if status in ("empty", "waiting") else status
 
-    def set_mine(self, summaries: Iterable[Mapping[str, Any]]) -> None:
+    def set_mine(self, summaries: Iterable[TableSummary]) -> None:
         """Keep the tables still waiting or playing: waiting ones first (they need their host), newest
         first."""
-        keep = [dict(s) for s in summaries if s.get("status") in ("empty", "waiting", "playing")]
+        keep = [s.copy() for s in summaries if s.get("status") in ("empty", "waiting", "playing")]
         keep.sort(key=lambda s: (s.get("status") == "playing", -int(s.get("created_ms") or 0)))
         self.mine = keep
 

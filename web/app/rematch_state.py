@@ -1,62 +1,66 @@
-"""A new table with the same players (docs/protocol.md, "rematch"), mixed into :class:`app.state.UiState`:
-asking for it from the end screen, and following the relay's answer."""
+"""A new table with the same players (docs/protocol.md, "rematch"), for :class:`app.state.UiState`: asking
+for it from the end screen, and following the relay's answer."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.state import UiState
 
 
-class RematchState:
-    """The end screen's "new table, same players"; the rest of the state is :class:`app.state.UiState`'s."""
+class RematchFlow:
+    """The end screen's "new table, same players" on ``state`` (``rematch``, ``rematch_asked``, ``goto``)."""
 
-    def request_rematch(self) -> bool:
+    def __init__(self, state: UiState) -> None:
+        self.state = state
+
+    def request(self) -> bool:
         """The end screen's "new table, same players": ask the relay on this table's socket (it creates one
         table, tells every seat, and a second request gets the same one); once it answers, ``goto`` holds
         the new table. Already proposed: go there at once. Returns False when it cannot be asked now
         (game not over, a spectator, no connection)."""
-        if self.screen != "end" or self.seat is None:
+        s = self.state
+        if s.screen != "end" or s.seat is None:
             return False
-        if self.rematch is not None:
-            self._prepare_rematch_join()
-            self.goto = str(self.rematch["table"])
+        if s.rematch is not None:
+            self._prepare_join()
+            s.goto = str(s.rematch["table"])
             return True
-        if self.cut_off or self._rematch_asked:
+        if s.cut_off or s.rematch_asked:
             return False
-        self._rematch_asked = True
-        self.rematch_error = None
-        self.send({"type": "rematch"})
+        s.rematch_asked = True
+        s.rematch_error = None
+        s.send({"type": "rematch"})
         return True
 
-    @property
-    def rematch_pending(self) -> bool:
-        """Asked for a new table; the relay has not answered yet."""
-        return self._rematch_asked
-
-    def rematch_proposer(self) -> str | None:
+    def proposer(self) -> str | None:
         """The name of whoever proposed the new table (None: nobody yet)."""
-        if self.rematch is None:
+        s = self.state
+        if s.rematch is None:
             return None
-        by = self.rematch.get("by")
-        seats = (self.view or {}).get("seats") or ()
-        for s in seats:
-            if s.get("seat") == by:
-                return str(s.get("name", "?"))
+        by = s.rematch.get("by")
+        for seat in (s.view or {}).get("seats") or ():
+            if seat.get("seat") == by:
+                return str(seat.get("name", "?"))
         return "?"
 
-    def _prepare_rematch_join(self) -> None:
+    def _prepare_join(self) -> None:
         # Joining the new table is a normal join by name: the stored one, else the name played under here.
-        if self.valid_name() or self.seat is None:
+        s = self.state
+        if s.valid_name() or s.seat is None:
             return
-        seats = (self.view or {}).get("seats") or ()
-        if 0 <= self.seat < len(seats):
-            self.name = str(seats[self.seat].get("name", ""))
+        seats = (s.view or {}).get("seats") or ()
+        if 0 <= s.seat < len(seats):
+            s.name = str(seats[s.seat].get("name", ""))
 
-    def _on_rematch(self, frame: dict[str, Any]) -> None:
-        table = frame.get("table")
+    def on_rematch(self, table: object, link: str | None, by: int | None) -> None:
+        """The relay's offer (a ``rematch`` frame, or the one a snapshot carries)."""
+        s = self.state
         if not isinstance(table, str) or not table:
             return
-        self.rematch = {"table": table, "link": frame.get("link"), "by": frame.get("by")}
-        self._prepare_rematch_join()
-        if self._rematch_asked:
-            self._rematch_asked = False
-            self.goto = table
+        s.rematch = {"table": table, "link": link, "by": by}
+        self._prepare_join()
+        if s.rematch_asked:
+            s.rematch_asked = False
+            s.goto = table

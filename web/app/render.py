@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app import chat, follow
 from app.analysis import analysis_panel
@@ -33,6 +33,9 @@ from app.state import LEVELS, UiState
 from app.timing import effective_deadline, format_countdown, remaining_ms, reserve_now, seconds_until
 from app.unseen import unseen_counts, unseen_total
 from engine.variants import BLANK, Kind
+
+if TYPE_CHECKING:
+    from app.payloads import GameEvent, SeatView, WordScore
 
 SEL = ' aria-selected="true"'
 ON_TURN = ' class="on-turn"'
@@ -58,7 +61,7 @@ def _attr_t(tr: Translator, code: str, **params: object) -> str:
 
 
 # -- header and banner ------------------------------------------------------------------------------------
-def _presence(state: UiState, tr: Translator, seat: Mapping[str, Any]) -> tuple[str, str]:
+def _presence(state: UiState, tr: Translator, seat: SeatView) -> tuple[str, str]:
     """(CSS class, text) of a seat's connection. While this client is itself cut off from the relay it
     knows nobody's, bots' included: saying "connected" then would be a guess presented as a fact."""
     if state.cut_off:
@@ -412,7 +415,7 @@ def rack_area(state: UiState, tr: Translator) -> str:
     )
 
 
-def _word_factors(state: UiState, w: Mapping[str, Any], tr: Translator) -> list[str]:
+def _word_factors(state: UiState, w: WordScore, tr: Translator) -> list[str]:
     """The word's multipliers, each stated once: word squares, then crossings.
 
     The engine's ``word_mult`` is the whole multiplier (word squares x 2 per crossing that applied), so the
@@ -574,7 +577,7 @@ def _seat_name(names: Mapping[int, str], seat: object) -> str:
     return names.get(seat if isinstance(seat, int) else -1, "?")
 
 
-def journal_line(ev: Mapping[str, Any], names: Mapping[int, str], tr: Translator, you: int | None) -> str:
+def journal_line(ev: GameEvent, names: Mapping[int, str], tr: Translator, you: int | None) -> str:
     kind = ev.get("type")
     name = _seat_name(names, ev.get("seat"))
     if kind == "table_created":

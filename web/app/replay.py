@@ -10,9 +10,10 @@ nothing else is shown then). :class:`ReplayState` is the viewer's state; :func:`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from app.i18n import Translator
 from app.replay_analysis import ReplayAnalysis, best_view, lost_cell, panel
@@ -21,6 +22,12 @@ from engine.errors import LexioError
 from engine.gcg import GcgMove, GcgPragma, GcgRecord, parse_gcg, verify_gcg
 from engine.moves import Place
 from engine.notation import parse_move
+
+if TYPE_CHECKING:
+    from app.payloads import GameEvent, Tile, View
+
+# Draws a board from a view (app.render.board on a state holding it).
+BoardHtml = Callable[["View"], str]
 
 MAX_BYTES = 1_000_000
 
@@ -33,8 +40,8 @@ def _e(value: object) -> str:
 class Step:
     """The table after a move (step 0: before the first)."""
 
-    board: tuple[dict[str, Any], ...]
-    last: tuple[dict[str, Any], ...]  # the tiles of the last placement so far (highlighted)
+    board: tuple[Tile, ...]
+    last: tuple[Tile, ...]  # the tiles of the last placement so far (highlighted)
     totals: tuple[int, ...]  # per player, in record order
     move: GcgMove | None
     position: Board | None = None  # the board itself (the analysis puts the expert's choice on it)
@@ -85,8 +92,8 @@ def _steps(record: GcgRecord, variant: str) -> Replay | Refusal:
     names = tuple(next((p.name for p in record.players if p.nick == n and p.name), n) for n in nicks)
     board = Board.empty(variant)
     totals = [0] * len(nicks)
-    last: tuple[dict[str, Any], ...] = ()
-    history: list[tuple[Board, tuple[dict[str, Any], ...]]] = []
+    last: tuple[Tile, ...] = ()
+    history: list[tuple[Board, tuple[Tile, ...]]] = []
     steps = [Step((), (), tuple(totals), None, board)]
     for m in record.moves:
         if m.kind == "place":
@@ -98,11 +105,11 @@ def _steps(record: GcgRecord, variant: str) -> Replay | Refusal:
                 return Refusal(m.line, "not a placement")
             history.append((board, last))
             board = board.with_tiles(move.tiles)
-            last = tuple(t.to_dict() for t in move.tiles)
+            last = tuple(cast("Tile", t.to_dict()) for t in move.tiles)
         elif m.kind == "withdraw" and history:
             board, last = history.pop()
         totals[nicks.index(m.nick)] = m.total
-        steps.append(Step(tuple(board.to_json()), last, tuple(totals), m, board))
+        steps.append(Step(tuple(cast("list[Tile]", board.to_json())), last, tuple(totals), m, board))
     record_id = next(
         (
             i.value.split()[1]
@@ -155,14 +162,14 @@ class ReplayState:
         self.go(moves[key])
         return True
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> View:
         """A view for :func:`app.render.board`: the board at this step, its last placement as a journal."""
         assert self.replay is not None
         alt = best_view(self)
         if alt is not None:
             return alt
         st = self.replay.steps[self.step]
-        journal = [{"type": "placed", "tiles": list(st.last)}] if st.last else []
+        journal: list[GameEvent] = [{"type": "placed", "tiles": list(st.last)}] if st.last else []
         board = list(st.board)
         return {"variant": self.replay.variant, "board": board, "journal": journal, "status": "ended"}
 
@@ -207,7 +214,7 @@ def frame(rs: ReplayState, tr: Translator) -> str:
     )
 
 
-def html(rs: ReplayState, tr: Translator, board_html: Any) -> str:
+def html(rs: ReplayState, tr: Translator, board_html: BoardHtml) -> str:
     """The whole viewer in one string (tests; the glue writes :func:`regions` into :func:`frame`)."""
     out = frame(rs, tr)
     for rid, inner in regions(rs, tr, board_html).items():
@@ -235,7 +242,7 @@ def slider(rs: ReplayState, tr: Translator) -> str:
     )
 
 
-def regions(rs: ReplayState, tr: Translator, board_html: Any) -> dict[str, str]:
+def regions(rs: ReplayState, tr: Translator, board_html: BoardHtml) -> dict[str, str]:
     """Region id -> HTML. ``board_html(view)`` draws a board (app.render.board on a view)."""
     msg = []
     if rs.loading:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from app import analysis_store
 from app.i18n import Translator
@@ -26,6 +26,7 @@ from engine.moves import Place
 from engine.notation import parse_move
 
 if TYPE_CHECKING:
+    from app.payloads import AnalysisMove, AnalysisPlay, Tile, View
     from app.replay import Replay, ReplayState
 
 __all__ = [
@@ -53,7 +54,7 @@ class ReplayAnalysis:
 
     table: str
     seat: int | None = None
-    steps: dict[int, dict[str, Any]] = field(default_factory=dict)
+    steps: dict[int, AnalysisMove] = field(default_factory=dict)
     pending: bool = False
     error: str | None = None  # a refusal's code
     show_best: bool = False  # the board shows the expert's choice instead of the move played
@@ -74,13 +75,13 @@ def _turn_steps(rp: Replay) -> dict[int, int]:
     return out
 
 
-def by_step(rp: Replay, seat: int, moves: list[dict[str, Any]]) -> dict[int, dict[str, Any]] | None:
+def by_step(rp: Replay, seat: int, moves: list[AnalysisMove]) -> dict[int, AnalysisMove] | None:
     """The entries placed on their replay steps, or None if they do not belong to this record."""
     if not 0 <= seat < len(rp.seat_nicks):
         return None
     nick = rp.seat_nicks[seat]
     turns = _turn_steps(rp)
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, AnalysisMove] = {}
     for m in moves:
         turn = m.get("turn")
         played = m.get("played")
@@ -116,7 +117,7 @@ def attach(rs: ReplayState, storage: Mapping[str, str]) -> None:
     rs.analysis = ra
 
 
-def received(rs: ReplayState, seat: int, moves: list[dict[str, Any]]) -> bool:
+def received(rs: ReplayState, seat: int, moves: list[AnalysisMove]) -> bool:
     """The relay's answer to the viewer's request; False if it does not fit the record."""
     ra, rp = rs.analysis, rs.replay
     if ra is None or rp is None:
@@ -135,7 +136,7 @@ def refused(rs: ReplayState, code: str) -> None:
         rs.analysis.pending, rs.analysis.error = False, code
 
 
-def _move_text(m: Mapping[str, Any], tr: Translator) -> str:
+def _move_text(m: AnalysisPlay, tr: Translator) -> str:
     kind = m.get("kind")
     if kind == "swap":
         return tr.t("analysis_swap", tiles=m.get("tiles", ""))
@@ -146,7 +147,7 @@ def _move_text(m: Mapping[str, Any], tr: Translator) -> str:
     return f"{words[0]} ({notation})" if words else notation
 
 
-def _lost(m: Mapping[str, Any]) -> float:
+def _lost(m: AnalysisMove) -> float:
     try:
         return float(m.get("lost", 0) or 0)
     except (TypeError, ValueError):
@@ -172,7 +173,7 @@ def _best_place(rs: ReplayState) -> Place | None:
     return move if isinstance(move, Place) else None
 
 
-def best_view(rs: ReplayState) -> dict[str, Any] | None:
+def best_view(rs: ReplayState) -> View | None:
     """While asked for: the board before the seat's move with the expert's choice on it, marked as such."""
     ra, rp = rs.analysis, rs.replay
     if ra is None or rp is None or not ra.show_best:
@@ -184,8 +185,8 @@ def best_view(rs: ReplayState) -> dict[str, Any] | None:
     board = before.with_tiles(move.tiles)
     return {
         "variant": rp.variant,
-        "board": board.to_json(),
-        "journal": [{"type": "placed", "tiles": [t.to_dict() for t in move.tiles]}],
+        "board": cast("list[Tile]", board.to_json()),
+        "journal": [{"type": "placed", "tiles": [cast("Tile", t.to_dict()) for t in move.tiles]}],
         "status": "ended",
         "last_label": "ra_sq_best",
     }

@@ -12,9 +12,12 @@ reloaded page counting from 1 again is not mistaken for a resend.
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING
 
-# The frames that change a table (relay/resend.py holds the same list).
+if TYPE_CHECKING:
+    from app.payloads import ClientFrame
+
+# The frames that change a table (relay/tables/resend.py holds the same list).
 ACTIONS = frozenset({"start", "leave", "add_bot", "remove_bot", "place", "swap", "pass"})
 # At most this many kept (a player acts once per answer; more would be a bug, not a backlog).
 KEEP = 8
@@ -29,17 +32,17 @@ class Unanswered:
     """The action frames waiting for their answer, oldest first."""
 
     def __init__(self) -> None:
-        self.frames: dict[str, dict[str, Any]] = {}
+        self.frames: dict[str, ClientFrame] = {}
         self.resent: set[str] = set()
 
-    def sent(self, frame: dict[str, Any]) -> None:
+    def sent(self, frame: ClientFrame) -> None:
         fid = frame.get("id")
         if frame.get("type") in ACTIONS and isinstance(fid, str):
-            self.frames[fid] = dict(frame)
+            self.frames[fid] = frame.copy()
             for old in list(self.frames)[:-KEEP]:
                 del self.frames[old]
 
-    def answered(self, fid: Any) -> bool:
+    def answered(self, fid: object) -> bool:
         """Forget an answered frame; True if it had been resent (its error, if any, is stale news)."""
         if not isinstance(fid, str):
             return False
@@ -49,7 +52,7 @@ class Unanswered:
             return True
         return False
 
-    def again(self) -> list[dict[str, Any]]:
+    def again(self) -> list[ClientFrame]:
         """The frames to send again on a new socket (same id and content, marked ``resent``), oldest
         first."""
         self.resent.update(self.frames)

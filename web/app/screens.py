@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.i18n import Translator
 from app.lobby import free_seats, host_name
 from app.state import TURN_CHOICES, UiState
+
+if TYPE_CHECKING:
+    from app.payloads import GameEvent, SeatView, TableSummary
 
 BUSY = ' disabled aria-busy="true"'
 
@@ -34,15 +37,13 @@ def _duration_of(tr: Translator, value: object) -> str:
     return duration(tr, value) if isinstance(value, int) and not isinstance(value, bool) else "?"
 
 
-def seat_name(tr: Translator, seat: Mapping[str, Any]) -> str:
+def seat_name(tr: Translator, seat: SeatView) -> str:
     """A seat's name as every list shows it: a computer player carries "(ordinateur)" / "(computer)"."""
     name = str(seat.get("name", "?"))
     return f"{name} ({tr.t('bot_marker')})" if seat.get("bot") else name
 
 
-def names_at_each_event(
-    journal: Sequence[Mapping[str, Any]], now: Mapping[int, str]
-) -> list[Mapping[int, str]]:
+def names_at_each_event(journal: Sequence[GameEvent], now: Mapping[int, str]) -> list[Mapping[int, str]]:
     """Seat number -> name as it was at each event: seats are renumbered when one leaves before the start,
     and a seat that left (or a computer player removed) is no longer in the view's seats. Seats the journal
     does not show joining (an abridged journal) keep the view's names."""
@@ -175,7 +176,7 @@ def table_list(state: UiState, tr: Translator) -> str:
 
 
 # -- invitation -------------------------------------------------------------------------------------------
-def _seat_items(tr: Translator, inv: Mapping[str, Any], scores: bool) -> str:
+def _seat_items(tr: Translator, inv: TableSummary, scores: bool) -> str:
     items = []
     for s in inv.get("seats") or ():
         marks = [tr.t("host_marker")] if s.get("seat") == 0 and not scores else []

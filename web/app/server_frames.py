@@ -1,152 +1,174 @@
-"""Server frames, mixed into :class:`app.state.UiState`: welcome, snapshot, events folded into the view,
-clock, presence, answers and refusals (docs/protocol.md).
+"""Server frames, for :class:`app.state.UiState`: welcome, snapshot, events folded into the view, clock,
+presence, answers and refusals (docs/protocol.md).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.payloads import GameEvent, Presence, ServerFrame, View
+    from app.state import UiState
+
+
+def _presence(items: list[Presence] | None) -> dict[int, bool]:
+    return {int(p["seat"]): bool(p["connected"]) for p in items or ()}
 
 
 class ServerFrames:
-    """Folds the relay's frames into the state; the rest of the state is :class:`app.state.UiState`'s."""
+    """Folds the relay's frames into ``state``."""
 
-    def on_frame(self, frame: dict[str, Any], local_now: int) -> None:
+    def __init__(self, state: UiState) -> None:
+        self.state = state
+
+    def on_frame(self, frame: ServerFrame, local_now: int) -> None:
         """Fold one server frame into the state (docs/protocol.md). Unknown types are ignored."""
-        if isinstance(frame.get("now"), int):
-            self.clock_sync.observe(frame["now"], local_now)
+        s = self.state
+        now = frame.get("now")
+        if isinstance(now, int):
+            s.clock_sync.observe(now, local_now)
         kind = frame.get("type")
         fid = frame.get("id")
-        answered = self.awaiting.pop(fid, None) if isinstance(fid, str) else None
-        stale = kind in ("ack", "rejected", "error") and self.unanswered.answered(fid)
+        answered = s.awaiting.pop(fid, None) if isinstance(fid, str) else None
+        stale = kind in ("ack", "rejected", "error") and s.unanswered.answered(fid)
         if kind == "welcome":
-            self.seat = frame.get("seat")
-            self.token = frame.get("token") or self.token
-            self.table_id = frame.get("table") or self.table_id
-            self.conn = "online"
-            self.backoff.reset()
+            s.seat = frame.get("seat")
+            s.token = frame.get("token") or s.token
+            s.table_id = frame.get("table") or s.table_id
+            s.conn = "online"
+            s.backoff.reset()
             # Answers to frames sent on a dropped socket never come: the snapshot that follows is the truth.
-            self.awaiting.clear()
+            s.awaiting.clear()
             # Except for actions: only the relay knows whether one was applied. Sent again with the same id,
             # it is applied if it was not, and answered as the first time if it was (app.resend).
-            self.outbox.extend(self.unanswered.again())
+            s.outbox.extend(s.unanswered.again())
         elif kind == "snapshot":
-            self.seq = int(frame.get("seq", 0))
-            self.resyncing = False
-            self.clock = frame.get("clock") or {}
-            self.presence = {int(p["seat"]): bool(p["connected"]) for p in frame.get("presence") or ()}
-            self.watchers = int(frame.get("watchers") or 0)
-            self.lobby.joining = False
-            self._set_view(frame["view"])
-            if isinstance(frame.get("rematch"), dict):
+            s.seq = int(frame.get("seq", 0))
+            s.resyncing = False
+            s.clock = frame.get("clock") or {}
+            s.presence = _presence(frame.get("presence"))
+            s.watchers = int(frame.get("watchers") or 0)
+            s.lobby.joining = False
+            self.set_view(frame["view"])
+            offer = frame.get("rematch")
+            if isinstance(offer, dict):
                 # Proposed while this tab was away (or its answer was lost with the old socket).
-                self._on_rematch(frame["rematch"])
+                s.rematch_flow.on_rematch(offer.get("table"), offer.get("link"), offer.get("by"))
             else:
-                self.rematch = None
+                s.rematch = None
                 # A request lost with a dropped socket (welcome forgot it) may be sent again.
-                self._rematch_asked = "rematch" in self.awaiting.values()
+                s.rematch_asked = "rematch" in s.awaiting.values()
         elif kind == "rematch":
-            self._on_rematch(frame)
+            s.rematch_flow.on_rematch(frame.get("table"), frame.get("link"), frame.get("by"))
         elif kind == "analysis":
             from app.analysis import on_analysis
 
-            on_analysis(self, frame)
+            on_analysis(s, frame)
         elif kind == "event":
             seq = int(frame.get("seq", -1))
-            if seq <= self.seq or self.resyncing:
+            if seq <= s.seq or s.resyncing:
                 return  # already seen, or covered by the snapshot on its way
-            if seq != self.seq + 1:
+            if seq != s.seq + 1:
                 self.ask_resync()
                 return
-            self.seq = seq
-            if isinstance(frame.get("clock"), dict):
-                self.clock = frame["clock"]
+            s.seq = seq
+            clock = frame.get("clock")
+            if isinstance(clock, dict):
+                s.clock = clock
             self._fold_event(frame.get("event") or {})
         elif kind == "clock":
-            self.clock = frame.get("clock") or {}
+            s.clock = frame.get("clock") or {}
         elif kind == "watchers":
-            self.watchers = int(frame.get("count") or 0)
+            s.watchers = int(frame.get("count") or 0)
         elif kind == "presence":
-            self.presence = {int(p["seat"]): bool(p["connected"]) for p in frame.get("seats") or ()}
+            s.presence = _presence(frame.get("seats"))
         elif kind == "rejected":
-            self.rejected = [str(w) for w in frame.get("words") or ()]
-            if self.view is not None and isinstance(frame.get("reserve"), dict):
-                self.view = {**self.view, "reserve": frame["reserve"]}
+            s.rejected = [str(w) for w in frame.get("words") or ()]
+            reserve = frame.get("reserve")
+            if s.view is not None and isinstance(reserve, dict):
+                s.view = {**s.view, "reserve": reserve}
         elif kind == "error" and stale:
             pass  # a resent action refused now (e.g. the turn moved on meanwhile): the snapshot says why
         elif kind == "error":
-            code = str(frame.get("code", "internal_error"))
-            self.error = (code, dict(frame.get("params") or {}))
-            if answered is None:
-                # Not an answer to an action: it may be the refused resync (e.g. rate_limited), so the
-                # next out-of-order event must be free to ask again rather than wait for a lost snapshot.
-                self.resyncing = False
-            if answered == "rematch":
-                self._rematch_asked = False
-                self.rematch_error = self.error
-            elif answered == "analyse":
-                from app.analysis import on_analysis_error
+            self._on_error(frame, fid, answered)
 
-                on_analysis_error(self, self.error)
-            refused_join = fid == "j0" and self.view is None and self.seat is None
-            no_seat = code in ("table_full", "already_started")
-            if refused_join and self.lobby.invite is not None and not no_seat:
-                # Said next to the name field of the invitation; the player fixes it and joins again.
-                self.lobby.join_error, self.lobby.joining = self.error, False
-                self.error = None
-                self.conn = "idle"
-            elif self.view is None:
-                self.notice = (
-                    self.error
-                )  # no table on screen yet (e.g. a refused join): show it in the banner
-            if code == "bad_token":
-                # The seat is gone (freed before the start): come back as a new arrival.
-                self.token = None
-            elif code in ("table_full", "already_started") and self.seat is None and fid == "j0":
-                # No seat to take: watch the game instead (the table sees what every seat sees).
-                self.lobby.watching = True
-                self.notice = None
-                self.outbox.append({"type": "watch", "id": "w0"})
+    def _on_error(self, frame: ServerFrame, fid: str | None, answered: str | None) -> None:
+        s = self.state
+        code = str(frame.get("code", "internal_error"))
+        s.error = error = (code, dict(frame.get("params") or {}))
+        if answered is None:
+            # Not an answer to an action: it may be the refused resync (e.g. rate_limited), so the
+            # next out-of-order event must be free to ask again rather than wait for a lost snapshot.
+            s.resyncing = False
+        if answered == "rematch":
+            s.rematch_asked = False
+            s.rematch_error = error
+        elif answered == "analyse":
+            from app.analysis import on_analysis_error
 
-    def _set_view(self, view: dict[str, Any]) -> None:
-        old_rack = self.rack
-        old_board = self.board_map()
-        self.view = view
-        if view.get("you") is not None:
-            self.seat = int(view["you"])
-        rack = self.rack
-        if sorted(rack) != sorted(old_rack) or len(self.rack_order) != len(rack):
-            self.rack_order = list(range(len(rack)))
-            self.pending.clear()
-            self.selected = None
-        board = self.board_map()
+            on_analysis_error(s, error)
+        refused_join = fid == "j0" and s.view is None and s.seat is None
+        no_seat = code in ("table_full", "already_started")
+        if refused_join and s.lobby.invite is not None and not no_seat:
+            # Said next to the name field of the invitation; the player fixes it and joins again.
+            s.lobby.join_error, s.lobby.joining = error, False
+            s.error = None
+            s.conn = "idle"
+        elif s.view is None:
+            s.notice = error  # no table on screen yet (e.g. a refused join): show it in the banner
+        if code == "bad_token":
+            # The seat is gone (freed before the start): come back as a new arrival.
+            s.token = None
+        elif no_seat and s.seat is None and fid == "j0":
+            # No seat to take: watch the game instead (the table sees what every seat sees).
+            s.lobby.watching = True
+            s.notice = None
+            s.outbox.append({"type": "watch", "id": "w0"})
+
+    def set_view(self, view: View) -> None:
+        s = self.state
+        old_rack = s.rack
+        old_board = s.board_map()
+        s.view = view
+        you = view.get("you")
+        if you is not None:
+            s.seat = int(you)
+        rack = s.rack
+        if sorted(rack) != sorted(old_rack) or len(s.rack_order) != len(rack):
+            s.rack_order = list(range(len(rack)))
+            s.pending.clear()
+            s.selected = None
+        board = s.board_map()
         if board != old_board:
-            self.pending = [p for p in self.pending if p.sq not in board]
+            s.pending = [p for p in s.pending if p.sq not in board]
         if view.get("status") != "playing":
-            self.pending.clear()
-            self.dialog = None
-        self.refresh_preview()
+            s.pending.clear()
+            s.dialog = None
+        s.refresh_preview()
 
     def ask_resync(self) -> None:
         """Ask for a snapshot, once until it arrives: after a seq gap, or an event that reshapes the view."""
-        if not self.resyncing:
-            self.resyncing = True
-            self.outbox.append({"type": "resync", "since": self.seq})
+        s = self.state
+        if not s.resyncing:
+            s.resyncing = True
+            s.outbox.append({"type": "resync", "since": s.seq})
 
-    def _fold_event(self, event: dict[str, Any]) -> None:
+    def _fold_event(self, event: GameEvent) -> None:
         """Apply one redacted event (engine.redact_event) to the view.
 
         Moves are folded locally (board, score, rack sizes, bag, own rack, turn from the frame's clock);
         seating, the start and the end ask the relay for a snapshot instead, since they reshape the view.
         """
-        if self.view is None:
+        s = self.state
+        if s.view is None:
             self.ask_resync()
             return
-        v = dict(self.view)
+        v = s.view.copy()
         v["journal"] = [*(v.get("journal") or ()), event]
-        v["version"] = self.seq
+        v["version"] = s.seq
         etype = str(event.get("type", ""))
         seat = event.get("seat")
-        seats = [dict(x) for x in v.get("seats") or ()]
+        seats = [x.copy() for x in v.get("seats") or ()]
         mover = seats[seat] if isinstance(seat, int) and 0 <= seat < len(seats) else None
         if etype in ("placed", "swapped", "passed", "timed_out") and mover is not None:
             if etype == "placed":
@@ -159,14 +181,14 @@ class ServerFrames:
                 mover["rack_size"] = event["rack_size"]
             if "bag_size" in event:
                 v["bag_size"] = event["bag_size"]
-            if seat == self.seat and "rack" in event:
+            if seat == s.seat and "rack" in event:
                 v["rack"] = event["rack"]
             v["seats"] = seats
-            if "turn" in self.clock:
-                v["turn"] = self.clock["turn"]
+            if "turn" in s.clock:
+                v["turn"] = s.clock["turn"]
             v["turn_started_ms"] = event.get("at", v.get("turn_started_ms"))
-            self._set_view(v)
+            self.set_view(v)
             return
-        self.view = v
+        s.view = v
         if etype != "rejected":
             self.ask_resync()

@@ -8,15 +8,18 @@ first, a blank in lower case). Seating and the start are not turns; a seat's ref
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.board import Board
 from engine.errors import LexioError
 from engine.moves import Place, tiles_from_json
 from engine.notation import format_move
 from engine.scoring import analyse
+
+if TYPE_CHECKING:
+    from app.payloads import GameEvent, View
 
 TURN_EVENTS = ("placed", "swapped", "passed", "timed_out")
 
@@ -70,7 +73,7 @@ def _position(board: Board, place: Place) -> str:
         return "?"
 
 
-def build(view: Mapping[str, Any], you: int | None = None) -> Sheet:
+def build(view: View, you: int | None = None) -> Sheet:
     """The sheet of ``view`` (``engine.view``, possibly with events folded in by the client)."""
     variant = str(view.get("variant") or "lexio")
     try:
@@ -103,7 +106,8 @@ def build(view: Mapping[str, Any], you: int | None = None) -> Sheet:
         turn += 1
         score = int(ev.get("score", 0)) if kind == "placed" else 0
         totals[seat] += score
-        position, words, count = "", (), 0
+        position, count = "", 0
+        words: tuple[str, ...] = ()
         if kind == "placed":
             try:
                 place = Place(tiles_from_json(ev.get("tiles") or []))
@@ -118,7 +122,7 @@ def build(view: Mapping[str, Any], you: int | None = None) -> Sheet:
     return Sheet(tuple(rows), tuple(refused), tuple(totals))
 
 
-def _end_rows(ev: Mapping[str, Any], totals: list[int]) -> list[Row]:
+def _end_rows(ev: GameEvent, totals: list[int]) -> list[Row]:
     """The end's adjustments, as the GCG writes them: losses (tiles left) first, then the gain."""
     adjustments = list(ev.get("adjustments") or ())
     racks = [str(r) for r in ev.get("racks") or ()]
@@ -136,7 +140,7 @@ def _end_rows(ev: Mapping[str, Any], totals: list[int]) -> list[Row]:
     return out
 
 
-def last_placement(view: Mapping[str, Any] | None) -> frozenset[str]:
+def last_placement(view: View | None) -> frozenset[str]:
     """Squares of the last placement on the board (until the next one), for every seat and watcher."""
     for ev in reversed((view or {}).get("journal") or ()):
         if ev.get("type") == "placed":
@@ -144,9 +148,9 @@ def last_placement(view: Mapping[str, Any] | None) -> frozenset[str]:
     return frozenset()
 
 
-def last_action(view: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+def last_action(view: View | None) -> GameEvent | None:
     """The last turn's event (placed, swapped, passed or timed out), or a refused try since, if any."""
     for ev in reversed((view or {}).get("journal") or ()):
         if ev.get("type") in (*TURN_EVENTS, "rejected"):
-            return ev  # type: ignore[no-any-return]
+            return ev
     return None

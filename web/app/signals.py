@@ -9,7 +9,6 @@ the glue (web/src/main.py) turns that into a patch (``title``, ``sound``, ``noti
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.i18n import Translator
 from app.state import UiState
@@ -34,7 +33,8 @@ class TurnSignals:
     sound_on: bool = True
     _was_mine: bool | None = None  # None: nothing seen yet (a page opened on one's own turn is no news)
     _title: str = ""
-    _warned_turn: Any = field(default=None)  # the turn (started_ms, seat) already warned about
+    # the turn (started_ms, seat) already warned about
+    _warned_turn: tuple[int | None, int | None] | None = field(default=None)
     warning: bool = False  # the last-seconds warning is up for the current turn
 
     @staticmethod

@@ -1,8 +1,11 @@
 """The UI state machine: screens, the pending placement, keyboard play, dialogs and server frames.
 
-Pure Python: no browser module is imported. The browser glue (``web/src/main.py``) feeds it DOM events and
+Pure Python: no browser module is imported. The browser glue (``app.glue``) feeds it DOM events and
 WebSocket frames, sends what it queues in ``outbox`` and re-renders with :mod:`app.render`.
 Every method that changes the pending placement recomputes the live preview with ``engine.preview``.
+The state's fields live here; the rules that change them are its parts: :class:`~app.board_play.BoardPlay`
+(the local play), :class:`~app.server_frames.ServerFrames` (the relay's frames),
+:class:`~app.rematch_state.RematchFlow` (a new table with the same players).
 """
 
 from __future__ import annotations
@@ -10,18 +13,32 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from app.board_play import BoardPlay, Pending
 from app.lobby import Lobby
-from app.rematch_state import RematchState
+from app.rematch_state import RematchFlow
 from app.resend import Unanswered, page_prefix
 from app.server_frames import ServerFrames
 from app.timing import Backoff, ServerClock
 from engine.game import NAME_MAX, is_bot_name
 from engine.variants import Variant, get_variant
 
-PreviewFn = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
+if TYPE_CHECKING:
+    from app.payloads import (
+        AnalysisMove,
+        ClientFrame,
+        Clock,
+        Notice,
+        Preview,
+        Rematch,
+        ServerFrame,
+        TableSummary,
+        Tile,
+        View,
+    )
+
+PreviewFn = Callable[["View", "list[Tile]"], "Preview"]
 LEVELS = ("beginner", "easy", "medium", "strong", "expert")
 TURN_CHOICES = (30, 60, 90, 120, 180, 300, 600)
 
@@ -30,10 +47,11 @@ def _engine_preview() -> PreviewFn:
     # Imported lazily: the build renders the static shell before every engine module may exist.
     from engine import preview
 
-    return preview  # type: ignore[no-any-return]
+    # The engine takes and gives plain JSON objects: these are the shapes it documents (app.payloads).
+    return cast("PreviewFn", preview)
 
 
-class UiState(BoardPlay, ServerFrames, RematchState):
+class UiState:
     """Everything the screen shows, derived from the server's frames plus the local pending play."""
 
     def __init__(
@@ -45,27 +63,27 @@ class UiState(BoardPlay, ServerFrames, RematchState):
         self._preview_fn = preview_fn
         # connection
         self.conn = "idle"  # idle | connecting | online | offline | stopped
-        self.retry_at: int | None = None  # local ms of the next reconnection attempt
+        self.retry_at: float | None = None  # local ms of the next reconnection attempt
         self.stop_reason: str | None = None
         self.backoff = Backoff(rng=self.rng)
         self.clock_sync = ServerClock()
         # lobby
-        self.tables: list[dict[str, Any]] = []
+        self.tables: list[TableSummary] = []
         self.turn_seconds = 120
         self.public = True
         self.bot_level = "medium"
-        self.notice: tuple[str, dict[str, Any]] | None = None  # (code, params) shown once
+        self.notice: Notice | None = None  # (code, params) shown once
         self.lobby = Lobby()  # own tables, the invitation a link opened (app.lobby)
         self.watchers = 0  # how many watch this table (docs/protocol.md, "watchers")
         # table
         self.table_id: str | None = None
         self.seat: int | None = None
         self.token: str | None = None
-        self.view: dict[str, Any] | None = None
+        self.view: View | None = None
         self.seq = -1
         # A resync is on its way: events until the snapshot are covered by it, so one request is enough.
         self.resyncing = False
-        self.clock: dict[str, Any] = {}
+        self.clock: Clock = {}
         self.presence: dict[int, bool] = {}
         self.demo = False
         # the local play
@@ -74,28 +92,32 @@ class UiState(BoardPlay, ServerFrames, RematchState):
         self.selected: int | None = None
         self.cursor: str | None = None
         self.across = True
-        self.preview: dict[str, Any] | None = None
+        self.preview: Preview | None = None
         self.preview_ms: list[float] = []
         self.rejected: list[str] = []
-        self.error: tuple[str, dict[str, Any]] | None = None
+        self.error: Notice | None = None
         self.dialog: str | None = None  # blank | swap | pass
         self.blank_for: tuple[int, str] | None = None
         self.swap_sel: set[int] = set()
-        self.outbox: list[dict[str, Any]] = []
+        self.outbox: list[ClientFrame] = []
         self._next_id = 0
         self._id_prefix = page_prefix()
         self.awaiting: dict[str, str] = {}  # frame id -> type, until ack/rejected/error
         self.unanswered = Unanswered()  # actions resent with the same id after a reconnect (app.resend)
         # after the end: the new table proposed for the same players ({"table", "link", "by"}), and where the
         # glue should navigate next (set when this tab asked for it: the asker goes there at once)
-        self.rematch: dict[str, Any] | None = None
+        self.rematch: Rematch | None = None
         self.goto: str | None = None
-        self._rematch_asked = False
-        self.rematch_error: tuple[str, dict[str, Any]] | None = None  # the refusal of our request
+        self.rematch_asked = False  # asked; the relay has not answered yet
+        self.rematch_error: Notice | None = None  # the refusal of our request
         # after the end: this seat's analysis (app.analysis), asked once
-        self.analysis: list[dict[str, Any]] | None = None
+        self.analysis: list[AnalysisMove] | None = None
         self.analysis_pending = False
-        self.analysis_error: tuple[str, dict[str, Any]] | None = None
+        self.analysis_error: Notice | None = None
+        # the rules, each on these fields
+        self.play = BoardPlay(self)
+        self.frames = ServerFrames(self)
+        self.rematch_flow = RematchFlow(self)
 
     # -- derived -----------------------------------------------------------------------------------------
     @property
@@ -129,7 +151,7 @@ class UiState(BoardPlay, ServerFrames, RematchState):
         and a move could not be sent (the demo table has no relay and is never cut off)."""
         return self.conn in ("connecting", "offline", "stopped")
 
-    def board_map(self) -> dict[str, dict[str, Any]]:
+    def board_map(self) -> dict[str, Tile]:
         return {str(t["sq"]): t for t in (self.view or {}).get("board") or ()}
 
     def pending_at(self, sq: str) -> Pending | None:
@@ -150,7 +172,7 @@ class UiState(BoardPlay, ServerFrames, RematchState):
             return False
         return sq not in self.board_map() and self.pending_at(sq) is None
 
-    def tiles_payload(self) -> list[dict[str, Any]]:
+    def tiles_payload(self) -> list[Tile]:
         return [{"sq": p.sq, "letter": p.letter, "blank": p.blank} for p in self.pending]
 
     def can_swap(self) -> bool:
@@ -163,7 +185,7 @@ class UiState(BoardPlay, ServerFrames, RematchState):
         self.awaiting[fid] = kind
         return fid
 
-    def send(self, frame: dict[str, Any]) -> None:
+    def send(self, frame: ClientFrame) -> None:
         if "id" not in frame and frame["type"] not in ("resync",):
             frame["id"] = self._frame_id(frame["type"])
         self.unanswered.sent(frame)
@@ -180,7 +202,8 @@ class UiState(BoardPlay, ServerFrames, RematchState):
         self.preview_ms.append((time.perf_counter() - t0) * 1000)
         del self.preview_ms[:-200]
 
-    def _changed(self) -> None:
+    def changed(self) -> None:
+        """The pending placement changed: the last refusal is stale, the preview is recomputed."""
         self.rejected = []
         self.error = None
         self.refresh_preview()
@@ -238,14 +261,14 @@ class UiState(BoardPlay, ServerFrames, RematchState):
         self.pending.clear()
         self.unanswered.clear()
         self.conn = "connecting"
-        self._forget_rematch()
+        self._forget_table_end()
 
-    def _forget_rematch(self) -> None:
-        self.rematch, self.goto, self._rematch_asked = None, None, False
+    def _forget_table_end(self) -> None:
+        self.rematch, self.goto, self.rematch_asked = None, None, False
         self.rematch_error = None
         self.analysis, self.analysis_pending, self.analysis_error = None, False, None  # per table too
 
-    def join_frame(self) -> dict[str, Any]:
+    def join_frame(self) -> ClientFrame:
         if self.lobby.watching and not self.token:
             return {"type": "watch", "id": "w0"}
         if self.token:
@@ -261,4 +284,47 @@ class UiState(BoardPlay, ServerFrames, RematchState):
         self.pending.clear()
         self.unanswered.clear()
         self.conn = "idle"
-        self._forget_rematch()
+        self._forget_table_end()
+
+    # -- the local play (app.board_play) -----------------------------------------------------------------
+    def place(self, rack_index: int, sq: str, letter: str | None = None) -> bool:
+        return self.play.place(rack_index, sq, letter)
+
+    def choose_blank(self, letter: str) -> bool:
+        return self.play.choose_blank(letter)
+
+    def take_back(self, sq: str) -> bool:
+        return self.play.take_back(sq)
+
+    def recall_all(self) -> None:
+        self.play.recall_all()
+
+    def shuffle(self) -> None:
+        self.play.shuffle()
+
+    def move_rack_tile(self, rack_index: int, before: int | None) -> None:
+        self.play.move_rack_tile(rack_index, before)
+
+    def click_rack(self, rack_index: int) -> None:
+        self.play.click_rack(rack_index)
+
+    def click_square(self, sq: str) -> None:
+        self.play.click_square(sq)
+
+    def key(self, key: str, *, shift: bool = False, ctrl: bool = False) -> bool:
+        return self.play.key(key, shift=shift, ctrl=ctrl)
+
+    # -- the relay's frames (app.server_frames) and the new table (app.rematch_state) --------------------
+    def on_frame(self, frame: ServerFrame, local_now: int) -> None:
+        self.frames.on_frame(frame, local_now)
+
+    def request_rematch(self) -> bool:
+        return self.rematch_flow.request()
+
+    @property
+    def rematch_pending(self) -> bool:
+        """Asked for a new table; the relay has not answered yet."""
+        return self.rematch_asked
+
+    def rematch_proposer(self) -> str | None:
+        return self.rematch_flow.proposer()

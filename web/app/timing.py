@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.payloads import Clock, Reserve
 
 
 class ServerClock:
@@ -35,7 +39,7 @@ class ServerClock:
         return int(local_now) + (self.offset or 0)
 
 
-def effective_deadline(clock: dict[str, object] | None) -> int | None:
+def effective_deadline(clock: Clock | None) -> int | None:
     """``min(deadline_ms, grace_deadline_ms)`` ignoring nulls (docs/protocol.md, ``clock`` frame)."""
     if not clock:
         return None
@@ -95,14 +99,14 @@ def should_reconnect(close_code: int) -> bool:
 
 
 def reserve_now(
-    reserve: dict[str, object] | None, server_now: int, *, max_tries: int = 10, refill_ms: int = 15_000
+    reserve: Reserve | None, server_now: int, *, max_tries: int = 10, refill_ms: int = 15_000
 ) -> tuple[int | None, int | None]:
     """The reserve as of ``server_now`` from a snapshot's ``{"tries", "next_refill_ms"}``: one try back every
     ``refill_ms`` while below ``max_tries`` (the engine's token bucket, replayed locally between frames).
     Returns ``(tries, next_refill_ms)``; ``(None, None)`` without a reserve (spectator)."""
-    if not reserve or not isinstance(reserve.get("tries"), int):
+    tries = reserve.get("tries") if reserve else None
+    if not reserve or not isinstance(tries, int):
         return None, None
-    tries = int(reserve["tries"])  # type: ignore[call-overload]
     nxt = reserve.get("next_refill_ms")
     if not isinstance(nxt, int):
         return tries, None

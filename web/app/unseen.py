@@ -7,13 +7,15 @@ blank counts as a blank, whatever letter it names), minus the seat's own rack.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.variants import BLANK, get_variant
 
+if TYPE_CHECKING:
+    from app.payloads import View
 
-def unseen_counts(view: Mapping[str, Any]) -> dict[str, int]:
+
+def unseen_counts(view: View) -> dict[str, int]:
     """Letter (``?`` = blank) -> copies not visible to this seat, in tile-table order, zeros dropped.
 
     Raises ``UnknownVariant`` for a view of an unknown variant.
@@ -27,7 +29,7 @@ def unseen_counts(view: Mapping[str, Any]) -> dict[str, int]:
     return {t.letter: left[t.letter] for t in variant.tiles if left[t.letter] > 0}
 
 
-def unseen_total(view: Mapping[str, Any]) -> int:
+def unseen_total(view: View) -> int:
     """What the unseen count must equal: bag size + tiles on the other seats' racks."""
     you = view.get("you")
     others = sum(int(s.get("rack_size", 0)) for s in view.get("seats") or () if s.get("seat") != you)

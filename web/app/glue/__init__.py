@@ -1,4 +1,6 @@
-"""The browser glue's parts that need no browser module, one screen or concern each: navigation and the
-lobby's HTTP, rendering into patches, the replay viewer, UI events. ``web/src/main.py``'s ``App`` composes
-them with its doors to the browser (WebSocket, HTTP, timers, the page's patches); ``self`` is that App.
+"""The browser glue, made of parts that import no browser module: :class:`~app.glue.client.Client` builds
+them on the browser's doors (:mod:`app.glue.doors`: the page, sockets, timers, HTTP, tasks), which
+``web/src/main.py`` implements with Pyodide and tests/web with fakes. Each part gets what it uses:
+the shared :class:`~app.glue.session.Session` and :class:`~app.glue.session.PagePatch`, the doors, and the
+other parts it calls (rendering, the relay's socket and API, navigation, the replay viewer, UI events).
 """

@@ -2,132 +2,195 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from app import chat, render, replay, replay_analysis
+from app import chat, replay, replay_analysis, screens
 from app.analysis import request_analysis
 from app.i18n import Translator
 from app.signals import SOUND_KEY
+
+if TYPE_CHECKING:
+    from app.glue.connection import Connection
+    from app.glue.doors import Tasks
+    from app.glue.navigation import Navigation
+    from app.glue.rendering import Renderer
+    from app.glue.replay_viewer import ReplayViewer
+    from app.glue.session import PagePatch, Session
+    from app.payloads import UiEvent
 
 
 class UiEvents:
     """What each UI event does to the state, then the render it asks for."""
 
-    def on_focus(self, d: dict[str, Any]) -> None:
-        s = self.state
+    def __init__(
+        self,
+        session: Session,
+        page: PagePatch,
+        conn: Connection,
+        tasks: Tasks,
+        renderer: Renderer,
+        nav: Navigation,
+        viewer: ReplayViewer,
+    ) -> None:
+        self.session = session
+        self.page = page
+        self.conn = conn
+        self.tasks = tasks
+        self.renderer = renderer
+        self.nav = nav
+        self.viewer = viewer
+        self.dialog_opener: str | None = None  # the control that opened the dialog (focus returns to it)
+
+    def on_event(self, d: UiEvent) -> None:
+        """One event from the page (``t``: its kind); the page's navigation (``nav``) is the client's."""
+        kind = d.get("t")
+        if kind == "click":
+            self.on_click(d)
+        elif kind == "key":
+            self.on_key(d)
+        elif kind == "bind":
+            self.on_bind(d)
+        elif kind == "file":
+            self.viewer.on_file(d)
+        elif kind == "drop":
+            self.on_drop(d)
+        elif kind == "focus":
+            self.on_focus(d)
+
+    def on_focus(self, d: UiEvent) -> None:
+        s = self.session.state
         if d.get("id") == "board" and s.screen == "table" and s.cursor is None:
             # The cursor square shows as soon as the board has the focus, not at the first key.
-            self.timed(lambda: setattr(s, "cursor", s.variant.source))
+            self.renderer.timed(lambda: setattr(s, "cursor", s.variant.source))
 
-    def on_click(self, d: dict[str, Any]) -> None:
-        s = self.state
+    def on_click(self, d: UiEvent) -> None:
+        ses = self.session
+        s = ses.state
         if d.get("name") is not None:
-            s.name = str(d["name"]).strip()
-        if s.notice and self.notice_at:
-            s.notice, self.notice_at = None, 0.0  # the next action takes a transient message away
-        act, arg = d.get("act"), d.get("arg")
+            s.name = str(d.get("name")).strip()
+        if s.notice and ses.notice_at:
+            s.notice, ses.notice_at = None, 0.0  # the next action takes a transient message away
+        act, arg, rack, sq = d.get("act"), d.get("arg"), d.get("rack"), d.get("sq")
         if act:
             self.do(str(act), None if arg is None else str(arg), d)
-        elif d.get("rack") is not None:
-            self.timed(lambda: s.click_rack(int(d["rack"])))
-        elif d.get("sq"):
-            self.patch["focus"] = "board"
-            self.timed(lambda: s.click_square(str(d["sq"])))
+        elif rack is not None:
+            self.renderer.timed(lambda: s.click_rack(int(rack)))
+        elif sq:
+            self.page.patch["focus"] = "board"
+            self.renderer.timed(lambda: s.click_square(str(sq)))
 
-    def do(self, act: str, arg: str | None, d: dict[str, Any]) -> None:
-        s = self.state
-        if act == "lang" and arg:
-            s.lang = arg
-            self.tr = Translator(arg)
-            self.store("lexio:lang", arg)
-            self.patch["lang"] = arg
-        elif act == "home":
-            self.go_home()
-            return
-        elif act == "replay-go" and arg is not None and self.replay is not None:
-            self.replay.go(int(arg))
-        elif act == "replay-best" and self.replay is not None:
-            replay_analysis.toggle_best(self.replay)
-        elif act == "replay-analyse" and self.replay is not None:
-            self.spawn(self.ask_replay_analysis())
-            return
+    def do(self, act: str, arg: str | None, d: UiEvent) -> None:
+        if self._act_away(act, arg, d):
+            return  # rendered where it went (or by its own timed render)
+        self._act_here(act, arg)
+        self.conn.flush()
+        self.renderer.render()
+
+    def _act_away(self, act: str, arg: str | None, d: UiEvent) -> bool:
+        """Actions that leave the screen or render by themselves; True if ``act`` was one of them."""
+        ses, nav = self.session, self.nav
+        s = ses.state
+        if act == "home":
+            nav.go_home()
+        elif act == "replay-analyse" and ses.replay is not None:
+            self.tasks.spawn(self.viewer.ask_analysis())
         elif act == "replay" and arg:
-            self.path = f"/t/{arg}/replay"
-            self.patch["push"] = f"{self.base}t/{arg}/replay{self.search}"
-            self.open_replay(arg)
-            return
-        elif act == "chat-send":
-            watcher = s.name.strip() if s.seat is None and s.valid_name() else None
-            frame = self.chat.compose(watcher)
-            if frame is not None:
-                s.outbox.append(frame)  # not awaited like a move: the rack's buttons stay as they are
-        elif act == "chat-mute" and arg:
-            self.store(chat.MUTE_KEY, self.chat.toggle_mute(arg))
-        elif act == "chat-watchers":
-            self.store(chat.WATCHERS_KEY, self.chat.toggle_watchers())
-        elif act == "sound":
-            self.store(SOUND_KEY, self.signals.toggle_sound())
-        elif act == "notify-perm" and arg:
-            self.notify_perm = arg  # the page asked the browser (a click there); here is its answer
-        elif act == "refresh":
-            self.spawn(self.refresh_tables())
-        elif act == "create":
-            self.store("lexio:name", s.name)
-            self.spawn(self.create_table())
-        elif act == "analyse":
-            request_analysis(s)
-            self.flush()
+            ses.addr.path = f"/t/{arg}/replay"
+            self.page.patch["push"] = ses.addr.page(f"t/{arg}/replay")
+            self.viewer.open_replay(arg)
+        elif act == "join" and arg:
+            self.page.store("lexio:name", s.name)
+            nav.go_table(arg, auto=True)
+        elif act == "resume" and arg:
+            nav.go_table(arg)
+        elif act == "join-link":
+            self.page.store("lexio:name", s.name)
+            raw = str(d.get("link") or "").strip()
+            table = raw.rstrip("/").split("/t/")[-1].split("?")[0].split("/")[-1]
+            if not table:
+                ses.set_notice("bad_link")
+                return False  # said in the banner: the screen is rendered as for any action
+            nav.go_table(table, auto=True)
+        elif act == "leave":
+            s.send({"type": "leave"})
+            self.conn.flush()
+            if s.table_id:
+                self.page.store("lexio:" + s.table_id, None)
+            nav.go_home()
+        elif act == "recall":
+            self.renderer.timed(s.recall_all)
+        elif act == "blank-letter" and arg:
+            self.page.patch["focus"] = "board"
+            self.renderer.timed(lambda: s.choose_blank(arg))
         elif act == "rematch":
             # Asked on the table's socket (state.request_rematch); the relay's answer sets ``goto``.
             s.request_rematch()
-            self.flush()
-            if self.follow_goto():
-                return
-        elif act == "join" and arg:
-            self.store("lexio:name", s.name)
-            self.go_table(arg, auto=True)
-            return
-        elif act == "resume" and arg:
-            self.go_table(arg)
-            return
+            self.conn.flush()
+            return nav.follow_goto()
+        else:
+            return False
+        return True
+
+    def _act_here(self, act: str, arg: str | None) -> None:
+        """Actions on the screen shown, rendered by :meth:`do`."""
+        ses, page = self.session, self.page
+        s = ses.state
+        if act == "lang" and arg:
+            s.lang = arg
+            ses.tr = Translator(arg)
+            page.store("lexio:lang", arg)
+            page.patch["lang"] = arg
+        elif act == "replay-go" and arg is not None and ses.replay is not None:
+            ses.replay.go(int(arg))
+        elif act == "replay-best" and ses.replay is not None:
+            replay_analysis.toggle_best(ses.replay)
+        elif act == "chat-send":
+            watcher = s.name.strip() if s.seat is None and s.valid_name() else None
+            frame = ses.chat.compose(watcher)
+            if frame is not None:
+                s.outbox.append(frame)  # not awaited like a move: the rack's buttons stay as they are
+        elif act == "chat-mute" and arg:
+            page.store(chat.MUTE_KEY, ses.chat.toggle_mute(arg))
+        elif act == "chat-watchers":
+            page.store(chat.WATCHERS_KEY, ses.chat.toggle_watchers())
+        elif act == "sound":
+            page.store(SOUND_KEY, ses.signals.toggle_sound())
+        elif act == "notify-perm" and arg:
+            ses.notify_perm = arg  # the page asked the browser (a click there); here is its answer
+        elif act == "refresh":
+            self.tasks.spawn(self.nav.refresh_tables())
+        elif act == "create":
+            page.store("lexio:name", s.name)
+            self.tasks.spawn(self.nav.create_table())
+        elif act == "analyse":
+            request_analysis(s)
+            self.conn.flush()
         elif act == "invite-join":
-            self.join_invite()
+            self.nav.join_invite()
         elif act == "watch":
-            self.watch()
+            self.nav.watch()
         elif act == "remove-bot" and arg is not None and arg.isdigit():
             s.send({"type": "remove_bot", "seat": int(arg)})
-        elif act == "join-link":
-            self.store("lexio:name", s.name)
-            raw = str(d.get("link") or "").strip()
-            table = raw.rstrip("/").split("/t/")[-1].split("?")[0].split("/")[-1]
-            if table:
-                self.go_table(table, auto=True)
-                return
-            self.set_notice("bad_link")
         elif act == "copy-link":
-            self.patch["copy"] = self.share_link()
-            self.set_notice("copied")
-        elif act == "start":
+            page.patch["copy"] = ses.addr.share_link(s.table_id)
+            ses.set_notice("copied")
+        else:
+            self._play(act)
+
+    def _play(self, act: str) -> None:
+        """The table's and the waiting room's buttons."""
+        s = self.session.state
+        if act == "start":
             s.send({"type": "start"})
         elif act == "add-bot":
             s.send({"type": "add_bot", "level": s.bot_level})
-        elif act == "leave":
-            s.send({"type": "leave"})
-            self.flush()
-            if s.table_id:
-                self.store("lexio:" + s.table_id, None)
-            self.go_home()
-            return
         elif act == "submit":
             s.submit()
-        elif act == "recall":
-            self.timed(s.recall_all)
-            return
         elif act == "shuffle":
             s.shuffle()
         elif act == "direction":
             s.across = not s.across
-            self.patch["focus"] = "board"
+            self.page.patch["focus"] = "board"
         elif act in ("swap", "pass"):
             s.open_dialog(act)
             self.dialog_opener = "btn-" + act
@@ -137,21 +200,16 @@ class UiEvents:
         elif act == "dialog-confirm":
             s.confirm_dialog()
             self.return_focus()
-        elif act == "blank-letter" and arg:
-            self.patch["focus"] = "board"
-            self.timed(lambda: s.choose_blank(arg))
-            return
-        self.flush()
-        self.render()
 
     def return_focus(self) -> None:
         """A closed dialog gives the focus back to the control that opened it (the board if it is gone)."""
         opener, self.dialog_opener = self.dialog_opener, None
-        self.patch["focus"] = opener or "board"
-        self.patch["focus_fallback"] = "board"
+        self.page.patch["focus"] = opener or "board"
+        self.page.patch["focus_fallback"] = "board"
 
-    def on_bind(self, d: dict[str, Any]) -> None:
-        s = self.state
+    def on_bind(self, d: UiEvent) -> None:
+        ses, page = self.session, self.page
+        s = ses.state
         bind, value = str(d.get("bind")), str(d.get("value", ""))
         if bind == "name":
             s.name = value
@@ -160,23 +218,21 @@ class UiEvents:
                 if s.notice and s.notice[0].startswith("name_"):
                     s.notice = None
                 s.lobby.join_error = None
-                err = render.name_error(s, self.tr)
-                self.write("name-error", err)
-                self.patch.setdefault("a", []).append(
-                    ["name-input", "aria-invalid", "true" if err else "false"]
-                )
+                err = screens.name_error(s, ses.tr)
+                page.write("name-error", err)
+                page.attr("name-input", "aria-invalid", "true" if err else "false")
             if d.get("type") == "change":
-                self.store("lexio:name", s.name.strip())
-            self.send_patch()
+                page.store("lexio:name", s.name.strip())
+            page.send()
             return  # no re-render while typing (keeps the caret)
-        if bind == "replay-step" and self.replay is not None:
-            self.replay.go(int(value or 0))
+        if bind == "replay-step" and ses.replay is not None:
+            ses.replay.go(int(value or 0))
             # The slider shows this step already: its region is not re-rendered under the pointer.
-            self.cache["replay-slider-box"] = replay.slider(self.replay, self.tr)
-            self.render()
+            page.cache["replay-slider-box"] = replay.slider(ses.replay, ses.tr)
+            self.renderer.render()
             return
         if bind == "chat":
-            self.chat.draft = value  # no re-render while typing (keeps the caret)
+            ses.chat.draft = value  # no re-render while typing (keeps the caret)
             return
         if bind == "link":
             s.lobby.link = value
@@ -188,27 +244,30 @@ class UiEvents:
         elif bind == "bot_level":
             s.bot_level = value
 
-    def on_key(self, d: dict[str, Any]) -> None:
-        s = self.state
+    def on_key(self, d: UiEvent) -> None:
+        s, page = self.session.state, self.page
         key = str(d.get("key", ""))
-        if self.replay is not None:
-            if self.replay.key(key):
-                self.render()
+        rs = self.session.replay
+        if rs is not None:
+            if rs.key(key):
+                self.renderer.render()
             return
         used: list[bool] = []
         had_dialog = s.dialog
-        self.timed(lambda: used.append(s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl")))))
-        self.flush()
+        self.renderer.timed(
+            lambda: used.append(s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl"))))
+        )
+        self.conn.flush()
         if had_dialog and not s.dialog:
             self.return_focus()
-            self.send_patch()
+            page.send()
             return
         if used and used[0] and not s.dialog and s.screen == "table":
-            self.patch["focus"] = "board"
-            self.send_patch()
+            page.patch["focus"] = "board"
+            page.send()
 
-    def on_drop(self, d: dict[str, Any]) -> None:
-        s = self.state
+    def on_drop(self, d: UiEvent) -> None:
+        s = self.session.state
 
         def act() -> None:
             from_rack, from_sq, to_sq, to_rack = (
@@ -233,4 +292,4 @@ class UiEvents:
             elif to_rack is not None:
                 s.move_rack_tile(idx, None if to_rack == "end" else int(to_rack))
 
-        self.timed(act)
+        self.renderer.timed(act)

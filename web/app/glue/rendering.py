@@ -2,133 +2,199 @@
 
 from __future__ import annotations
 
-from app import chat, render
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from app import chat, render, replay, screens
 from app.signals import last_seconds_text, notify_button, sound_button
+from app.state import UiState
+
+if TYPE_CHECKING:
+    from app.glue.doors import Clock
+    from app.glue.session import PagePatch, Session
+    from app.i18n import Translator
+    from app.payloads import View
+
+# Regions every screen has: kept in the cache when the screen changes.
+CHROME = ("hdr", "banner")
 
 
-class Rendering:
-    """The page's regions from the state (app.render); the turn's signals (app.signals)."""
+class Renderer:
+    """The page's regions from the state (app.render) and the turn's signals (app.signals), into the
+    page's next patch; what each region and board square holds is remembered, to send only changes."""
 
-    def write(self, region: str, html: str) -> None:
-        if self.cache.get(region) != html:
-            self.cache[region] = html
-            self.patch.setdefault("r", {})[region] = html
+    def __init__(self, session: Session, page: PagePatch, clock: Clock) -> None:
+        self.session = session
+        self.page = page
+        self.clock = clock
+        self.screen_key = ""  # the screen and language the page's main region was drawn for
+        self.screen_sub = ""  # the screen whose title has had the focus
+        self.cells: dict[str, str] = {}  # board square -> its HTML on the page
+        self.hot: set[str] = set()
+        self.board_key: tuple[int, str] = (-1, "")
+        # the view, language and presence the side panels were drawn for
+        self.side_for: View | None = None
+        self.side_tr: Translator | None = None
+        self.side_presence: tuple[str, dict[int, bool]] = ("", {})
+        self.chat_key: tuple[object, ...] = ()
+        self.preview_ms: list[float] = []  # action → patch handed to the page, per timed action
 
     def render(self) -> None:
-        s, tr = self.state, self.tr
-        now = self.local_now()
+        ses, page = self.session, self.page
+        s, tr = ses.state, ses.tr
+        now = self.clock.now_ms()
         self.observe_turn(now)
         # The turn's sound and notifications matter at a table only, once joined (seated or watching): not on
         # its invitation, where nobody's turn concerns the visitor yet.
-        at_table = s.table_id is not None and s.view is not None and self.replay is None and not s.demo
-        extra = sound_button(self.signals, tr) + notify_button(self.notify_perm, tr) if at_table else ""
-        self.write("hdr", render.shell_header(s, tr, extra))
-        self.write("banner", render.banner(s, tr, now))
-        screen = "replay" if self.replay is not None else s.screen
+        at_table = s.table_id is not None and s.view is not None and ses.replay is None and not s.demo
+        extra = sound_button(ses.signals, tr) + notify_button(ses.notify_perm, tr) if at_table else ""
+        page.write("hdr", render.shell_header(s, tr, extra))
+        page.write("banner", render.banner(s, tr, now))
+        screen = "replay" if ses.replay is not None else s.screen
         # The table's skeleton is sized for its board (13 columns, or 15 for classic).
         key = f"{screen}:{tr.lang}" + (f":{s.variant.width}" if screen == "table" else "")
         if key != self.screen_key:
-            self.cache = {k: v for k, v in self.cache.items() if k in ("hdr", "banner")}
+            page.cache = {k: v for k, v in page.cache.items() if k in CHROME}
             self.cells = {}
             self.side_for = None
         if screen == "replay":
             self.render_replay(key)
         elif screen == "table":
             if key != self.screen_key:  # the skeleton depends on the language and the board's width
-                self.write("main", render.table_skeleton(tr, s.variant.width))
+                page.write("main", render.table_skeleton(tr, s.variant.width))
             self.render_table(now)
         elif screen == "home":
-            self.write("main", render.home(s, tr))
+            page.write("main", screens.home(s, tr))
         elif screen == "invite":
-            self.write("main", render.invite(s, tr))
+            page.write("main", screens.invite(s, tr))
         elif screen == "waiting":
-            self.write("main", render.waiting(s, tr, self.share_link()) + chat.skeleton(tr))
+            page.write("main", render.waiting(s, tr, ses.addr.share_link(s.table_id)) + chat.skeleton(tr))
         else:
-            gcg = f"{self.relay}/api/tables/{s.table_id}/gcg"
-            replay_url = f"{self.base}t/{s.table_id}/replay{self.search}"
-            self.write("main", render.end(s, tr, gcg, replay_url) + chat.skeleton(tr))
+            gcg = f"{ses.addr.relay}/api/tables/{s.table_id}/gcg"
+            replay_url = ses.addr.page(f"t/{s.table_id}/replay")
+            page.write("main", render.end(s, tr, gcg, replay_url) + chat.skeleton(tr))
         if screen in ("table", "waiting", "end"):
-            if "main" in self.patch.get("r", {}):  # the chat's regions were written afresh, empty
+            if "main" in page.patch.get("r", {}):  # the chat's regions were written afresh, empty
                 for region in chat.REGIONS:
-                    self.cache.pop(region, None)
+                    page.cache.pop(region, None)
             self.render_chat()
         if screen in ("home", "invite"):
             # Also written alone while the name is typed: keep the region's cache true to the page.
-            self.write("name-error", render.name_error(s, tr))
+            page.write("name-error", screens.name_error(s, tr))
         # A new screen (not the same one in another language): the focus goes to its h1 (exactly one).
         title_key = screen + (f":{s.lobby.invite_status}" if screen == "invite" else "")
-        if title_key != self.screen_sub and "focus" not in self.patch:
-            self.patch["focus"] = "title"
+        if title_key != self.screen_sub and "focus" not in page.patch:
+            page.patch["focus"] = "title"
         self.screen_key, self.screen_sub = key, title_key
-        self.write("dialog-root", render.dialog(s, tr))
+        page.write("dialog-root", render.dialog(s, tr))
         if s.dialog:
-            self.patch["focus"] = "modal"
+            page.patch["focus"] = "modal"
         # At the table and cut off from the relay: the page gives its message a line of its own (lexio.css).
         cut_off = "1" if screen == "table" and s.cut_off else "0"
-        if self.cache.get("main[data-cut-off]") != cut_off:
-            self.cache["main[data-cut-off]"] = cut_off
-            self.patch.setdefault("a", []).append(["main", "data-cut-off", cut_off])
-        self.send_patch()
+        if page.cache.get("main[data-cut-off]") != cut_off:
+            page.cache["main[data-cut-off]"] = cut_off
+            page.attr("main", "data-cut-off", cut_off)
+        page.send()
 
     def render_table(self, now: int) -> None:
-        s, tr = self.state, self.tr
+        s, tr, page = self.session.state, self.session.tr, self.page
         hot = render.hot_squares(s)
         board_key = (len((s.view or {}).get("board") or ()), s.variant.name)
         if not self.cells or board_key != self.board_key:
             self.cells = render.board_cells(s, tr)
-            self.cache.pop("t-board", None)
-            self.write("t-board", render.board(s, tr, self.cells))
+            page.cache.pop("t-board", None)
+            page.write("t-board", render.board(s, tr, self.cells))
         else:
             # Only squares that were or are pending, under the cursor or in the previewed words can change.
             fresh = render.board_cells(s, tr, only=hot | self.hot)
             changed = {sq: html for sq, html in fresh.items() if self.cells.get(sq) != html}
             if changed:
                 self.cells.update(changed)
-                self.patch.setdefault("c", {}).update(changed)
+                page.patch.setdefault("c", {}).update(changed)
                 if s.cursor:
-                    self.patch.setdefault("a", []).append(
-                        ["board", "aria-activedescendant", "sq-" + s.cursor]
-                    )
+                    page.attr("board", "aria-activedescendant", "sq-" + s.cursor)
         self.hot, self.board_key = hot, board_key
-        self.write("t-rack", render.rack_area(s, tr))
-        self.write("t-preview", render.preview(s, tr))
-        self.write("t-announce", self.announce_html())
-        self.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
+        page.write("t-rack", render.rack_area(s, tr))
+        page.write("t-preview", render.preview(s, tr))
+        page.write("t-announce", self.announce_html())
+        page.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
         side_key = (s.conn, dict(s.presence))
         if s.view is not self.side_for or tr is not self.side_tr or side_key != self.side_presence:
             # Players, unseen tiles and the journal depend only on the server's view and the connection
             # (offline, nobody's presence is known): not on the local play.
             self.side_for, self.side_tr, self.side_presence = s.view, tr, side_key
-            self.write("t-players", render.players(s, tr))
-            self.write("t-unseen", render.unseen(s, tr))
-            self.write("t-journal", render.journal(s, tr))
+            page.write("t-players", render.players(s, tr))
+            page.write("t-unseen", render.unseen(s, tr))
+            page.write("t-journal", render.journal(s, tr))
 
     def render_chat(self) -> None:
-        s, tr = self.state, self.tr
-        if s.screen not in ("table", "waiting", "end") or self.replay is not None:
+        ses = self.session
+        s, tr = ses.state, ses.tr
+        if s.screen not in ("table", "waiting", "end") or ses.replay is not None:
             return
         seats = (s.view or {}).get("seats") or ()
         me = next((str(x.get("name")) for x in seats if x.get("seat") == s.seat), None)
-        key = (self.chat.rev, tr.lang, s.seat, me)
-        if key == self.chat_key and all(r in self.cache for r in chat.REGIONS):
+        key = (ses.chat.rev, tr.lang, s.seat, me)
+        if key == self.chat_key and all(r in self.page.cache for r in chat.REGIONS):
             return  # nothing changed (a keystroke on the board does not touch the chat)
         self.chat_key = key
-        self.write("t-chat-log", chat.log(self.chat, tr, seated=s.seat is not None, me=me))
-        self.write("t-chat-form", chat.form(self.chat, tr, seated=s.seat is not None))
+        self.page.write("t-chat-log", chat.log(ses.chat, tr, seated=s.seat is not None, me=me))
+        self.page.write("t-chat-form", chat.form(ses.chat, tr, seated=s.seat is not None))
+
+    def render_replay(self, key: str) -> None:
+        rs, tr = self.session.replay, self.session.tr
+        assert rs is not None
+        if key != self.screen_key:
+            self.page.write("main", replay.frame(rs, tr))
+
+        def board_html(view: View) -> str:
+            ui = UiState(lang=tr.lang)
+            ui.view = view
+            return render.board(ui, tr)
+
+        for region, html in replay.regions(rs, tr, board_html).items():
+            self.page.write(region, html)
 
     def observe_turn(self, now: int) -> None:
         """The turn's signals (app.signals): title, sound, notification; the last seconds' warning."""
-        s = self.state
-        sig = self.signals.observe(s, self.tr, s.clock_sync.server_now(now))
+        s, page = self.session.state, self.page
+        sig = self.session.signals.observe(s, self.session.tr, s.clock_sync.server_now(now))
         if sig.title is not None:
-            self.patch["title"] = sig.title
+            page.patch["title"] = sig.title
         if sig.sound:
-            self.patch["sound"] = 1
+            page.patch["sound"] = 1
         if sig.notify is not None:
-            self.patch["notify"] = list(sig.notify)
+            page.patch["notify"] = list(sig.notify)
         if sig.last_seconds and s.screen == "table":
-            self.write("t-announce", self.announce_html())
+            page.write("t-announce", self.announce_html())
 
     def announce_html(self) -> str:
-        html = render.announce(self.state, self.tr)
-        return html + (" " + last_seconds_text(self.tr) if self.signals.warning else "")
+        tr = self.session.tr
+        html = render.announce(self.session.state, tr)
+        return html + (" " + last_seconds_text(tr) if self.session.signals.warning else "")
+
+    def timed(self, action: Callable[[], object]) -> None:
+        """Run a play-changing action, render, and record action → patch handed to the page (ms).
+
+        The timings travel in the next patch to ``#perf`` (read by bench/browser.py)."""
+        page = self.page
+        page.mark("lexio-action")
+        engine_ms = self.session.state.preview_ms
+        last = engine_ms[-1] if engine_ms else None
+        t0 = time.perf_counter()
+        action()
+        # Only new samples (the page keeps the series): the previous action's time, this one's engine time.
+        page.patch["perf"] = [
+            round(self.preview_ms[-1], 3) if self.preview_ms else None,
+            round(engine_ms[-1], 3) if engine_ms and engine_ms[-1] is not last else None,
+        ]
+        page.posted_at = None
+        self.render()
+        # Up to the hand-over of the patch, not the return of postMessage: waking the page's thread to
+        # apply it may deschedule this one for a while (2 shared cores), after its work is done.
+        end = time.perf_counter() if page.posted_at is None else page.posted_at
+        self.preview_ms.append((end - t0) * 1000)
+        del self.preview_ms[:-200]
+        if page.posted_at is None:
+            page.mark("lexio-handover")  # nothing to send: the action ends here

@@ -1,0 +1,1 @@
+"""Several relays: the bus between nodes, sockets relayed over it, and who owns which table."""

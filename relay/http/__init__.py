@@ -1,0 +1,1 @@
+"""The HTTP side: views, middlewares, the WebSocket upgrade and the game sockets' protocol object."""

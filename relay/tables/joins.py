@@ -1,0 +1,121 @@
+"""Joins and seats: who sits or watches at a table, and who comes back."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+
+import engine
+from relay.logs import event as log_event
+from relay.tables.broadcast import Broadcaster
+from relay.tables.services import TableServices
+from relay.tables.table import (
+    CLOSE_TAKEN_OVER,
+    Conn,
+    RelayError,
+    Table,
+    hash_token,
+)
+from relay.tables.turns import Turns, _timeout_pass
+
+
+class Seating:
+    """Taking a seat (by name, or back by token), watching, and leaving a table's connections."""
+
+    def __init__(self, services: TableServices, turns: Turns, broadcaster: Broadcaster) -> None:
+        self.s = services
+        self.turns = turns
+        self.tell = broadcaster
+
+    async def join_by_name(self, table: Table, conn: Conn, name: str, msg_id: str | None, t0: float) -> None:
+        token = secrets.token_urlsafe(24)
+
+        def welcome() -> None:
+            conn.joined = True
+            conn.table = table
+            self.tell.welcome(table, conn, msg_id, token)
+            self.tell.presence_changed(table, clock_changed=False)
+
+        def commands(t: Table) -> list[engine.Command]:
+            joins: list[engine.Command] = [engine.Join(name)]
+            if t.rematch_bots and t.seat_count() == 0 and t.status in ("empty", "waiting"):
+                # The new table of a rematch: the old table's computer players sit right after the first
+                # person (seat 0 can start the game; a bot could not), in their old order.
+                taken = {name.strip().casefold()}
+                for bot_name, level in t.rematch_bots:
+                    if bot_name.casefold() in taken:
+                        bot_name = next(f"Robot {n}" for n in range(1, 6) if f"robot {n}" not in taken)
+                    taken.add(bot_name.casefold())
+                    joins.append(engine.Join(bot_name, bot=level))
+            return joins
+
+        await self.turns.run(
+            table,
+            conn,
+            commands,
+            kind="join",
+            msg_id=msg_id,
+            new_token=token,
+            t0=t0,
+            after=welcome,
+        )
+
+    async def join_by_token(self, table: Table, conn: Conn, token: str, msg_id: str | None) -> None:
+        async with table.lock:
+            digest = hash_token(token)
+            seat = next(
+                (
+                    s
+                    for s, th in enumerate(table.tokens)
+                    if th is not None and hmac.compare_digest(th, digest)
+                ),
+                None,
+            )
+            if seat is None:
+                raise RelayError("bad_token", "this token holds no seat at this table")
+            if table.status == "playing" and self.s.due(table, self.s.now_ms()):
+                # Back after the grace (or the turn) ran out but before the timer ticked: too late, the
+                # table passes first; coming back must not revive a deadline that already expired.
+                await self.turns.step(table, None, _timeout_pass, kind="timeout")
+            old = table.conns.get(seat)
+            if old is not None and old is not conn:
+                old.seat = None
+                old.close_soon(CLOSE_TAKEN_OVER, "seat taken over")
+            conn.seat = seat
+            conn.joined = True
+            conn.table = table
+            table.conns[seat] = conn
+            table.watchers.discard(conn)
+            table.empty_since = None
+            was_away = table.away_since.pop(seat, None) is not None
+            self.tell.welcome(table, conn, msg_id, token)
+            self.tell.presence_changed(table, clock_changed=was_away and table.state.turn == seat)
+            self.tell.watchers_changed(table)
+            log_event("rejoin", table=table.id, seat=seat)
+
+    async def watch(self, table: Table, conn: Conn, msg_id: str | None) -> None:
+        async with table.lock:
+            conn.joined = True
+            conn.table = table
+            conn.seat = None
+            table.watchers.add(conn)
+            table.empty_since = None
+            self.tell.welcome(table, conn, msg_id, None)
+            self.tell.watchers_changed(table)
+
+    async def disconnect(self, conn: Conn) -> None:
+        table = conn.table
+        if table is None:
+            return
+        async with table.lock:
+            table.watchers.discard(conn)
+            self.tell.watchers_changed(table)
+            seat = conn.seat
+            if seat is not None and table.conns.get(seat) is conn:
+                del table.conns[seat]
+                if table.status in ("waiting", "playing"):
+                    table.away_since[seat] = self.s.now_ms()
+                self.tell.presence_changed(table, clock_changed=table.state.turn == seat)
+                log_event("disconnect", table=table.id, seat=seat)
+            if not table.conns and not table.watchers:
+                table.empty_since = self.s.now_ms()

@@ -1,0 +1,194 @@
+"""A live table, its connections and the values every part of the referee shares
+(relay/tables/__init__.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
+
+import engine
+from relay.journal.sqlite import FrameRow
+
+log = logging.getLogger("lexio.relay")
+
+Clock = Callable[[], int]
+CLOSE_RESTART = 1012
+CLOSE_TAKEN_OVER = 4001
+CLOSE_SLOW = 4002
+BOT_NAMES = {
+    "beginner": "Robot débutant",
+    "easy": "Robot facile",
+    "medium": "Robot moyen",
+    "strong": "Robot fort",
+    "expert": "Robot expert",
+}
+# A table nobody joined (or everyone left before the start) is dropped after this long.
+EMPTY_TABLE_TTL_MS = 3600 * 1000
+# Full states (journal included) kept in memory for repeated snapshots.
+FULL_STATE_CACHE = 16
+# A public table stays in the open list while someone is connected to it, and this long after the last
+# one left (or after its creation, for the creator to arrive): a reload does not drop it, an abandoned
+# table leaves the list within 30 s.
+LISTED_GRACE_MS = 20 * 1000
+
+
+# The OS's randomness; stateless, so one instance serves every table (each SystemRandom() would carry an
+# unused 2.5 KB Mersenne Twister state).
+_SYSTEM_RANDOM = secrets.SystemRandom()
+
+
+def wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def elide_journal(state: engine.GameState) -> engine.GameState:
+    """``state`` with its journal elided: the same fold, but ``events`` holds a None per event.
+
+    The journal is in SQLite (committed before any ack) and only snapshots, bots and game records read it
+    (:meth:`TableServices.full_state` reads it back); each event keeps the bag and racks (about 600
+    bytes), which would otherwise grow a table's memory all game long. ``version`` (the number of events)
+    is unchanged.
+    """
+    # None placeholders, typed as events: only their count (``version``) is ever read from a folded table.
+    return dataclasses.replace(state, events=cast(tuple[engine.Event, ...], (None,) * len(state.events)))
+
+
+def dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+class RelayError(Exception):
+    """A refusal by the relay itself (not a rule of the game); same wire shape as an engine error."""
+
+    def __init__(self, code: str, message: str, **params: str | int | None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.params = params
+
+
+class Socket(Protocol):
+    """The game's side of one WebSocket (:class:`relay.http.ws.WebSocket`)."""
+
+    def send_text(self, text: str) -> None: ...
+
+    def cork(self) -> None: ...
+
+    def uncork(self) -> None: ...
+
+    def buffered(self) -> int: ...
+
+    def too_slow(self) -> bool: ...
+
+    def close_soon(self, code: int, message: bytes = b"") -> None: ...
+
+    async def close(self, *, code: int = 1000, message: bytes = b"") -> bool: ...
+
+
+class Conn:
+    """One WebSocket connection: its seat (None: spectator or not joined) and its outbound frames.
+
+    Frames are written to the socket at once, in order; the socket buffers what the peer has not taken
+    yet, and a peer that lets more than its output cap (``--output-cap-kib``) pile up is closed with 4002
+    (it can rejoin and resync). No sender task per socket: thousands of them would cost memory.
+    """
+
+    __slots__ = ("chat_times", "closing", "joined", "peer", "seat", "table", "ws")
+
+    def __init__(self, ws: Socket, peer: str) -> None:
+        self.ws = ws
+        self.peer = peer
+        self.seat: int | None = None
+        self.joined = False
+        self.table: Table | None = None
+        self.closing = False
+        self.chat_times: Any = None  # relay/tables/chat.py: this connection's recent message times
+
+    def send(self, frame: str) -> None:
+        """Send a frame now; a peer too slow to take its frames is closed with 4002."""
+        if self.closing:
+            return
+        if self.ws.too_slow():
+            self.close_soon(CLOSE_SLOW, "too slow")
+            return
+        try:
+            self.ws.send_text(frame)
+        except Exception:
+            # One frame that cannot go out (a bug) must not take the frames after it, nor the caller, down.
+            log.exception("cannot send a frame", extra={"fields": {"peer": self.peer}})
+
+    @contextlib.contextmanager
+    def corked(self) -> Iterator[None]:
+        """The frames sent inside go out as one write (an action's event and ack to the actor)."""
+        self.ws.cork()
+        try:
+            yield
+        finally:
+            self.ws.uncork()
+
+    def close_soon(self, code: int, message: str) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        self.ws.close_soon(code, message.encode())
+
+
+@dataclass(slots=True)
+class Table:
+    id: str
+    public: bool
+    created_ms: int
+    state: engine.GameState
+    rng: random.Random
+    tokens: list[str | None] = field(default_factory=list)  # sha256 of each seat's token; None for a bot
+    conns: dict[int, Conn] = field(default_factory=dict)
+    watchers: set[Conn] = field(default_factory=set)
+    away_since: dict[int, int] = field(default_factory=dict)  # human seat -> ms it lost its connection
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    bot_task: asyncio.Task[None] | None = None
+    bot_levels: dict[int, str] = field(default_factory=dict)
+    # Ended table: the new table proposed for the same players ({"table", "link", "by"}; the wire object).
+    rematch: dict[str, Any] | None = None
+    # New table of a rematch: the old table's computer players (name, level), seated after the first arrival.
+    rematch_bots: tuple[tuple[str, str], ...] = ()
+    # When the last connection left (None: someone is connected, or nobody came yet); the open list uses it.
+    empty_since: int | None = None
+    watchers_told: int = 0  # the spectator count last broadcast (docs/protocol.md, "watchers")
+    # Ended table: each seat's post-game analysis (relay.tables.analysis; None while it is computed).
+    analyses: dict[int, Any] = field(default_factory=dict)
+    # (seat's token hash, frame id) -> the journaled frame of an action (relay/tables/resend.py).
+    frames: dict[tuple[str, str], FrameRow] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        return str(self.state.status)
+
+    def seat_count(self) -> int:
+        return len(self.state.seats)
+
+    def is_bot(self, seat: int) -> bool:
+        return bool(self.state.seats[seat].bot)
+
+    def connected(self, seat: int) -> bool:
+        return self.is_bot(seat) or seat in self.conns
+
+    def presence(self) -> list[dict[str, Any]]:
+        return [{"seat": s, "connected": self.connected(s)} for s in range(self.seat_count())]
+
+    def all_conns(self) -> Iterable[Conn]:
+        yield from self.conns.values()
+        yield from self.watchers

@@ -1,0 +1,147 @@
+"""The glue put together: the page's parts built on the browser's doors, the relay's frames routed to
+them, the UI events handed to them, the clock's tick. ``web/src/main.py`` builds one on Pyodide's doors;
+tests/web build one on fakes."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import TYPE_CHECKING, cast
+
+from app import analysis_store, chat, render
+from app.glue.connection import Connection, RelayApi
+from app.glue.events import UiEvents
+from app.glue.navigation import Navigation
+from app.glue.rendering import Renderer
+from app.glue.replay_viewer import ReplayViewer
+from app.glue.session import Address, PagePatch, Session
+from app.i18n import Translator, pick_language
+from app.signals import TurnSignals
+from app.state import UiState
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from app.glue.doors import Browser
+    from app.payloads import ServerFrame, UiEvent
+
+NOTICE_S = 5.0  # a transient banner message (link copied, …) stays this long, or until the next action
+
+
+class Client:
+    """One page of the app: its state and the parts that show it, on the doors of ``browser``."""
+
+    def __init__(
+        self,
+        browser: Browser,
+        addr: Address,
+        storage: dict[str, str],
+        *,
+        langs: Iterable[str] = (),
+        notify_perm: str = "unsupported",
+        mark_actions: bool = False,
+        rng: random.Random | None = None,
+    ) -> None:
+        """``storage``: the page's ``lexio:*`` localStorage at start (kept in step by the patches);
+        ``langs``: the browser's languages; ``notify_perm``: ``Notification.permission``."""
+        self.browser = browser
+        self.stored_lang = storage.get("lexio:lang")
+        lang = self.stored_lang or pick_language(langs)
+        state = UiState(lang=lang, rng=rng or random.Random())
+        state.name = storage.get("lexio:name", "")
+        self.session = ses = Session(
+            state=state,
+            tr=Translator(lang),
+            signals=TurnSignals.from_storage(storage),
+            chat=chat.ChatState.from_storage(storage),
+            addr=addr,
+            notify_perm=notify_perm,
+        )
+        self.page = page = PagePatch(browser, storage, mark_actions=mark_actions)
+        self.renderer = renderer = Renderer(ses, page, browser)
+        self.conn = conn = Connection(state, addr, browser, on_frame=self.on_frame, on_change=renderer.render)
+        self.api = api = RelayApi(addr, browser)
+        self.viewer = viewer = ReplayViewer(ses, page, conn, api, browser, renderer, browser)
+        self.nav = nav = Navigation(ses, page, conn, api, browser, renderer, viewer)
+        self.events = UiEvents(ses, page, conn, browser, renderer, nav, viewer)
+
+    @property
+    def state(self) -> UiState:
+        return self.session.state
+
+    def on_frame(self, frame: ServerFrame) -> None:
+        """One frame from the relay: into the chat or the state, then what it leads to, then a render."""
+        ses, page = self.session, self.page
+        s = ses.state
+        if ses.chat.on_frame(frame):  # a message, the history, or an answer to a chat frame
+            self.renderer.render_chat()
+            page.send()
+            return
+        s.on_frame(frame, self.browser.now_ms())
+        kind = frame.get("type")
+        if kind == "welcome" and s.table_id and s.token:
+            page.store("lexio:" + s.table_id, s.token)
+        if kind == "analysis" and s.table_id and s.analysis is not None and s.seat is not None:
+            self.viewer.keep_analysis(s.table_id, s.seat, s.analysis)
+            page.patch["refocus"] = "analysis-title"  # the button asking for it is gone
+        analysis_store.restore(s, page.storage)  # the end screen again: what this seat was served
+        if kind == "error" and frame.get("code") == "bad_token" and s.table_id:
+            # The seat is gone (freed before the start): this browser is a newcomer again.
+            page.store("lexio:" + s.table_id, None)
+            self.nav.open_table(s.table_id)
+            return
+        if s.lobby.join_error is not None and s.conn == "idle" and self.conn.ws is not None:
+            self.conn.close()  # refused join: the next try opens a fresh socket
+            page.patch["focus"] = "name-input"
+        self.conn.flush()
+        if self.nav.follow_goto():
+            return
+        self.renderer.render()
+
+    def on_ui(self, text: str) -> None:
+        """One UI event, as the page's bootstrap posts it (one JSON string)."""
+        d = cast("UiEvent", json.loads(text))
+        self.page.ts = d.get("ts")
+        if d.get("t") == "nav":  # back or forward: the page's new address
+            addr = self.session.addr
+            addr.path = "/" + self.browser.pathname(str(d.get("href")))[len(addr.base) :]
+            self.nav.route()
+        else:
+            self.events.on_event(d)
+
+    def tick(self) -> None:
+        """Four times a second: the countdown, the reconnection's, a notice's time up, the turn's signals."""
+        ses, page = self.session, self.page
+        s, tr = ses.state, ses.tr
+        now = self.browser.now_ms()
+        self.renderer.observe_turn(now)
+        if s.screen == "table":
+            page.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
+        if s.conn == "offline":
+            page.write("banner", render.banner(s, tr, now))
+        if s.notice and ses.notice_at and time.monotonic() - ses.notice_at > NOTICE_S:
+            s.notice, ses.notice_at = None, 0.0  # a transient message leaves by itself
+            page.write("banner", render.banner(s, tr, now))
+        page.send()
+
+    def begin(self, demo: str | None = None) -> None:
+        """The first screen: the page's address (or the offline demo table, ``?demo=``); ready."""
+        if self.stored_lang is None:
+            self.page.patch["lang"] = self.session.state.lang
+        if demo is not None:
+            self.start_demo(demo)
+        else:
+            self.nav.route()
+        self.page.patch["ready"] = 1
+
+    def start_demo(self, level: str) -> None:
+        """An offline table built by the engine (bench/browser.py and screenshots): nothing is sent."""
+        from app.demo import demo_snapshot
+
+        s = self.session.state
+        s.demo = True
+        s.table_id = "demo"
+        now = self.browser.now_ms()
+        s.on_frame(demo_snapshot(now, int(level) if level.isdigit() else 1), now)
+        self.renderer.render()

@@ -1,0 +1,1 @@
+"""Pyodide (in the browser only); the app uses :mod:`pyodide.ffi`."""
