@@ -8,6 +8,7 @@ code in the browser and in the tests, and so that it is checked against ``view(a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 __all__ = ["FOLDED_EVENTS", "fold_view"]
@@ -16,13 +17,15 @@ __all__ = ["FOLDED_EVENTS", "fold_view"]
 FOLDED_EVENTS: Final = frozenset({"placed", "swapped", "passed", "timed_out", "rejected"})
 
 
-def _square_order(tile: dict[str, Any]) -> tuple[int, str]:
+def _square_order(tile: Mapping[str, Any]) -> tuple[int, str]:
     # Board.to_json lists tiles row by row, then column by column: "G7" is row 7, column G.
     sq = str(tile.get("sq", ""))
     return (int(sq[1:]) if sq[1:].isdigit() else 0, sq[:1])
 
 
-def fold_view(view: dict[str, Any], event: dict[str, Any], *, turn: int | None) -> dict[str, Any] | None:
+def fold_view(
+    view: Mapping[str, Any], event: Mapping[str, Any], *, turn: int | None
+) -> dict[str, Any] | None:
     """``view`` (a seat's, from :func:`~engine.views.view`) after ``event`` (redacted for that seat), or
     None when the event is not one a view absorbs (:data:`FOLDED_EVENTS`): ask for a snapshot then.
 

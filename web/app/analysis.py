@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+import wire
 from app.i18n import Translator
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def request_analysis(state: UiState) -> bool:
         return False
     state.analysis_pending = True
     state.analysis_error = None
-    state.send({"type": "analyse"})
+    state.send(wire.Analyse())
     return True
 
 

@@ -11,8 +11,9 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+import wire
 from app.i18n import Translator
 
 if TYPE_CHECKING:
@@ -99,9 +100,8 @@ class ChatState:
             self.error = ("chat_too_long", {"max": MAX_CHARS})
             return None
         self._next += 1
-        frame: ClientFrame = {"type": "chat", "id": f"{ID_PREFIX}{self._next}", "text": text}
-        if watcher_name:
-            frame["name"] = watcher_name
+        chat = wire.Chat(f"{ID_PREFIX}{self._next}", text, watcher_name or None)
+        frame = cast("ClientFrame", chat.to_json())
         self.draft, self.error = "", None
         self.sent += 1
         return frame

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import wire
+
 if TYPE_CHECKING:
     from app.state import UiState
 
@@ -31,7 +33,7 @@ class RematchFlow:
             return False
         s.rematch_asked = True
         s.rematch_error = None
-        s.send({"type": "rematch"})
+        s.send(wire.Rematch())
         return True
 
     def proposer(self) -> str | None:

@@ -4,10 +4,13 @@ presence, answers and refusals (docs/protocol.md).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
+
+import wire
+from engine.fold import fold_view
 
 if TYPE_CHECKING:
-    from app.payloads import GameEvent, Presence, ServerFrame, View
+    from app.payloads import ClientFrame, GameEvent, Presence, ServerFrame, View
     from app.state import UiState
 
 
@@ -123,7 +126,7 @@ class ServerFrames:
             # No seat to take: watch the game instead (the table sees what every seat sees).
             s.lobby.watching = True
             s.notice = None
-            s.outbox.append({"type": "watch", "id": "w0"})
+            s.outbox.append(cast("ClientFrame", wire.Watch("w0").to_json()))
 
     def set_view(self, view: View) -> None:
         s = self.state
@@ -151,44 +154,25 @@ class ServerFrames:
         s = self.state
         if not s.resyncing:
             s.resyncing = True
-            s.outbox.append({"type": "resync", "since": s.seq})
+            s.outbox.append(cast("ClientFrame", wire.Resync(since=s.seq).to_json()))
 
     def _fold_event(self, event: GameEvent) -> None:
-        """Apply one redacted event (engine.redact_event) to the view.
-
-        Moves are folded locally (board, score, rack sizes, bag, own rack, turn from the frame's clock);
-        seating, the start and the end ask the relay for a snapshot instead, since they reshape the view.
-        """
+        """Apply one redacted event (engine.redact_event) to the view with the engine's own fold
+        (:func:`engine.fold_view`: board, score, rack sizes, bag, own rack; the turn from the frame's clock).
+        Seating, the start and the end reshape the view: the relay is asked for a snapshot instead."""
         s = self.state
         if s.view is None:
             self.ask_resync()
             return
-        v = s.view.copy()
-        v["journal"] = [*(v.get("journal") or ()), event]
-        v["version"] = s.seq
-        etype = str(event.get("type", ""))
-        seat = event.get("seat")
-        seats = [x.copy() for x in v.get("seats") or ()]
-        mover = seats[seat] if isinstance(seat, int) and 0 <= seat < len(seats) else None
-        if etype in ("placed", "swapped", "passed", "timed_out") and mover is not None:
-            if etype == "placed":
-                v["board"] = [*(v.get("board") or ()), *(event.get("tiles") or ())]
-                mover["score"] = int(mover.get("score", 0)) + int(event.get("score", 0))
-                v["scoreless_turns"] = 0
-            else:
-                v["scoreless_turns"] = int(v.get("scoreless_turns", 0)) + 1
-            if "rack_size" in event:
-                mover["rack_size"] = event["rack_size"]
-            if "bag_size" in event:
-                v["bag_size"] = event["bag_size"]
-            if seat == s.seat and "rack" in event:
-                v["rack"] = event["rack"]
-            v["seats"] = seats
-            if "turn" in s.clock:
-                v["turn"] = s.clock["turn"]
-            v["turn_started_ms"] = event.get("at", v.get("turn_started_ms"))
-            self.set_view(v)
-            return
-        s.view = v
-        if etype != "rejected":
+        turn = s.clock["turn"] if "turn" in s.clock else s.view.get("turn")
+        try:
+            folded = fold_view(s.view, event, turn=turn)
+        except (KeyError, IndexError, TypeError, ValueError):
+            folded = None  # a malformed event: the snapshot asked below is the truth
+        if folded is None:
+            s.view = {**s.view, "journal": [*(s.view.get("journal") or ()), event], "version": s.seq}
             self.ask_resync()
+        elif event.get("type") == "rejected":
+            s.view = cast("View", folded)
+        else:
+            self.set_view(cast("View", folded))

@@ -10,11 +10,14 @@ The state's fields live here; the rules that change them are its parts: :class:`
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
+import wire
 from app.board_play import BoardPlay, Pending
 from app.lobby import Lobby
 from app.rematch_state import RematchFlow
@@ -185,11 +188,16 @@ class UiState:
         self.awaiting[fid] = kind
         return fid
 
-    def send(self, frame: ClientFrame) -> None:
-        if "id" not in frame and frame["type"] not in ("resync",):
-            frame["id"] = self._frame_id(frame["type"])
-        self.unanswered.sent(frame)
-        self.outbox.append(frame)
+    def send(self, frame: wire.ClientFrame | ClientFrame) -> None:
+        """Queue ``frame``, numbered (a resync needs no answer, so no number) and kept until answered.
+        A frame in its JSON form is read through the wire first (raises wire.ProtocolError if malformed)."""
+        if isinstance(frame, dict):
+            frame = wire.parse_client_frame(json.dumps(frame))
+        if frame.id is None and not isinstance(frame, wire.Resync):
+            frame = dataclasses.replace(frame, id=self._frame_id(frame.type))
+        out = cast("ClientFrame", frame.to_json())
+        self.unanswered.sent(out)
+        self.outbox.append(out)
 
     # -- preview -----------------------------------------------------------------------------------------
     def refresh_preview(self) -> None:
@@ -212,7 +220,8 @@ class UiState:
     def submit(self) -> bool:
         if not self.pending or not self.my_turn or self.cut_off or "place" in self.awaiting.values():
             return False
-        self.send({"type": "place", "tiles": self.tiles_payload()})
+        tiles = tuple(wire.TileIn(p.sq, p.letter, p.blank) for p in self.pending)
+        self.send(wire.Place(tiles=tiles))
         return True
 
     def open_dialog(self, name: str) -> None:
@@ -229,11 +238,11 @@ class UiState:
 
     def confirm_dialog(self) -> None:
         if self.dialog == "pass":
-            self.send({"type": "pass"})
+            self.send(wire.Pass())
         elif self.dialog == "swap":
             if not self.swap_sel or len(self.swap_sel) > int((self.view or {}).get("bag_size", 0)):
                 return
-            self.send({"type": "swap", "tiles": "".join(self.rack[i] for i in sorted(self.swap_sel))})
+            self.send(wire.Swap(tiles="".join(self.rack[i] for i in sorted(self.swap_sel))))
         self.close_dialog()
 
     # -- lobby actions (the glue does the HTTP) ----------------------------------------------------------
@@ -269,11 +278,14 @@ class UiState:
         self.analysis, self.analysis_pending, self.analysis_error = None, False, None  # per table too
 
     def join_frame(self) -> ClientFrame:
+        frame: wire.Join | wire.Watch
         if self.lobby.watching and not self.token:
-            return {"type": "watch", "id": "w0"}
-        if self.token:
-            return {"type": "join", "id": "j0", "token": self.token}
-        return {"type": "join", "id": "j0", "name": self.name.strip()}
+            frame = wire.Watch("w0")
+        elif self.token:
+            frame = wire.Join("j0", token=self.token)
+        else:
+            frame = wire.Join("j0", name=self.name.strip())
+        return cast("ClientFrame", frame.to_json())
 
     def leave_table(self) -> None:
         self.lobby.forget()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import wire
 from app import chat, replay, replay_analysis, screens
 from app.analysis import request_analysis
 from app.i18n import Translator
@@ -112,7 +113,7 @@ class UiEvents:
                 return False  # said in the banner: the screen is rendered as for any action
             nav.go_table(table, auto=True)
         elif act == "leave":
-            s.send({"type": "leave"})
+            s.send(wire.Leave())
             self.conn.flush()
             if s.table_id:
                 self.page.store("lexio:" + s.table_id, None)
@@ -170,7 +171,7 @@ class UiEvents:
         elif act == "watch":
             self.nav.watch()
         elif act == "remove-bot" and arg is not None and arg.isdigit():
-            s.send({"type": "remove_bot", "seat": int(arg)})
+            s.send(wire.RemoveBot(seat=int(arg)))
         elif act == "copy-link":
             page.patch["copy"] = ses.addr.share_link(s.table_id)
             ses.set_notice("copied")
@@ -181,9 +182,9 @@ class UiEvents:
         """The table's and the waiting room's buttons."""
         s = self.session.state
         if act == "start":
-            s.send({"type": "start"})
+            s.send(wire.Start())
         elif act == "add-bot":
-            s.send({"type": "add_bot", "level": s.bot_level})
+            s.send(wire.AddBot(level=s.bot_level))
         elif act == "submit":
             s.submit()
         elif act == "shuffle":
