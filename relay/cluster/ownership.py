@@ -284,7 +284,7 @@ class Ownership:
         live = self.referee.tables.get(table_id)
         if live is not None:
             return live
-        return await self._off_loop(self.referee.read_table, table_id)
+        return await self._off_loop(self.referee.registry.read_table, table_id)
 
     async def create_table(
         self, *, turn_seconds: int, public: bool, variant: str, rematch: Callable[[str], RematchRow] | None

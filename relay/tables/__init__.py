@@ -15,14 +15,12 @@ path that changes a table), ``bots`` (computer players' turns), ``joins`` (seats
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import engine
 from relay.botdriver import BotDriver
 from relay.config import Config
 from relay.journal import Journal
-from relay.journal.sqlite import RematchRow
 from relay.metrics import Metrics
 from relay.tables.bots import BotTurns
 from relay.tables.broadcast import Broadcaster
@@ -162,27 +160,6 @@ class Referee:
     def clock(self, table: Table) -> dict[str, Any]:
         return self.services.clock(table)
 
-    # -- tables ----------------------------------------------------------------------------------------------
-    def create_table(
-        self,
-        *,
-        turn_seconds: int,
-        public: bool,
-        variant: str = "lexio",
-        rematch: Callable[[str], RematchRow] | None = None,
-    ) -> Table:
-        """See :meth:`Registry.create_table`."""
-        return self.registry.create_table(
-            turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
-        )
-
-    async def acreate_table(self, *, turn_seconds: int, public: bool, variant: str = "lexio") -> Table:
-        """See :meth:`Registry.acreate_table`."""
-        return await self.registry.acreate_table(turn_seconds=turn_seconds, public=public, variant=variant)
-
+    # -- tables (created, found and rebuilt by ``registry``) -------------------------------------------------
     def get(self, table_id: str) -> Table | None:
         return self.registry.get(table_id)
-
-    def read_table(self, table_id: str) -> Table | None:
-        """See :meth:`Registry.read_table`."""
-        return self.registry.read_table(table_id)

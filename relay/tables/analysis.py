@@ -58,7 +58,7 @@ async def analysis_by_token(referee: Referee, table_id: str, token: str) -> tupl
     ``analysis_used``, ``analysis_unavailable`` (as :func:`serve_analysis`); StoreError / sqlite3.Error /
     JournalUnavailable if the journal cannot be read or refuses the claim."""
     # In memory while it is computed (a finished table is revived from its journal, as a rejoin does).
-    table = referee.registry.revive(table_id) or referee.read_table(table_id)
+    table = referee.registry.revive(table_id) or referee.registry.read_table(table_id)
     if table is None:
         raise RelayError("table_not_found", "no such table")
     if table.status != "ended":

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import engine
 from relay.botdriver import BotDriver
 from relay.config import Config
-from relay.journal import Journal, JsonObject
-from relay.journal.sqlite import FrameRow, StoreError
+from relay.journal import Journal
+from relay.journal.sqlite import StoreError
 from relay.metrics import Metrics
 from relay.tables.table import (
     _SYSTEM_RANDOM,
@@ -102,20 +102,6 @@ class TableServices:
     def forget_full_state(self, table_id: str) -> None:
         """Drop a table's cached full state (its journal changed under another owner)."""
         self._full.pop(table_id, None)
-
-    async def append(
-        self,
-        table: Table,
-        first_seq: int,
-        rows: list[tuple[JsonObject, str | None]],
-        *,
-        status: str | None,
-        now_ms: int,
-        frame: FrameRow | None,
-    ) -> None:
-        """Journal an action's events: committed when this returns, or raised with nothing written
-        (sqlite3.Error / StoreError; cluster mode: JournalUnavailable, NotOwner as StoreError)."""
-        await self.host.append(table, first_seq, rows, status=status, now_ms=now_ms, frame=frame)
 
     # -- clocks ----------------------------------------------------------------------------------------------
     def clock(self, table: Table) -> dict[str, Any]:

@@ -118,7 +118,7 @@ class Turns:
         first_seq = int(table.state.version) + 1
         changed = str(state.status) if state.status != table.state.status else None
         frame = resend.frame_row(table, conn, msg_id, digest, first_seq, events)
-        await self.s.append(table, first_seq, rows, status=changed, now_ms=now, frame=frame)
+        await self.s.host.append(table, first_seq, rows, status=changed, now_ms=now, frame=frame)
         if frame is not None:
             resend.remember(table.frames, (frame,))
         table.state = self.s.fold(state)
