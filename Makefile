@@ -115,7 +115,8 @@ unit: setup web lexicon-sources test-tools postgresql cluster-tools
 
 # Two pytest-xdist workers (this machine and CI have two cores), each with its own relay, site copy and
 # browser; worksteal evens out tests of very different lengths. A failing test leaves a Playwright trace and
-# screenshots in e2e/artifacts/<test-name>/ (e2e/e2e_artifacts.py).
+# screenshots in e2e/artifacts/<test-name>/ (e2e/e2e_artifacts.py); LEXIO_E2E_TRACE=full adds DOM snapshots
+# to the traces, at a fifth more time.
 E2E_WORKERS ?= 2
 e2e: setup web test-tools chromium postgresql cluster-tools
 	$(PY) -m pytest -q -n $(E2E_WORKERS) --dist worksteal e2e || { \

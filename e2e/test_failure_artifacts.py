@@ -58,9 +58,11 @@ def test_a_failing_e2e_test_leaves_a_trace_and_a_screenshot(tmp_path: Path) -> N
     # This process's import path as is (the e2e helpers, tests/harness): the child imports what we import.
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "LEXIO_E2E_"))}
     env |= {"LEXIO_E2E_ARTIFACTS": str(artifacts), "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    # One xdist worker, as make e2e runs them: the files are written by the worker, the summary naming them
+    # is printed by the controller.
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "tmp"),
-         "test_on_purpose.py"],
+        [sys.executable, "-m", "pytest", "-q", "-n", "1", "-p", "no:cacheprovider",
+         "--basetemp", str(tmp_path / "tmp"), "test_on_purpose.py"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     out = run.stdout + run.stderr
@@ -72,6 +74,8 @@ def test_a_failing_e2e_test_leaves_a_trace_and_a_screenshot(tmp_path: Path) -> N
     assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), out
     with zipfile.ZipFile(folder / "0-Alice-trace.zip") as trace:
         events = [json.loads(line) for line in trace.read("trace.trace").splitlines() if line.strip()]
+        frames = [n for n in trace.namelist() if n.endswith(".jpeg")]
+    assert frames, "the trace has no screencast frame"
     # The trace holds the step that failed, which is what the trace viewer is opened for.
     assert any("#never-there" in json.dumps(e) for e in events), [e.get("type") for e in events]
     # A test that passed leaves nothing; the summary names the failed test's folder.
