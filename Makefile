@@ -7,6 +7,8 @@ PY := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8080
 CHROMIUM := /usr/lib/chromium/chromium
+# pytest-xdist workers for make unit and make e2e (this machine and CI have two cores).
+TEST_WORKERS ?= 2
 # Re-install only when the project's pins change.
 SETUP_STAMP := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 WEB_STAMP := web/dist/.built
@@ -110,16 +112,16 @@ lexicon-sources: setup
 test-tools: setup
 	$(PY) web/build.py --fetch axe
 
+# Two workers as for e2e: every test starts its own servers on free loopback ports and works in its own tmp_path.
 unit: setup web lexicon-sources test-tools postgresql cluster-tools
-	LEXIO_REQUIRE_LEXICON_BUILD=1 $(PY) -m pytest -q tests
+	LEXIO_REQUIRE_LEXICON_BUILD=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal tests
 
 # Two pytest-xdist workers (this machine and CI have two cores), each with its own relay, site copy and
 # browser; worksteal evens out tests of very different lengths. A failing test leaves a Playwright trace and
 # screenshots in e2e/artifacts/<test-name>/ (e2e/e2e_artifacts.py); LEXIO_E2E_TRACE=full adds DOM snapshots
 # to the traces, at a fifth more time.
-E2E_WORKERS ?= 2
 e2e: setup web test-tools chromium postgresql cluster-tools
-	$(PY) -m pytest -q -n $(E2E_WORKERS) --dist worksteal e2e || { \
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal e2e || { \
 	  echo "e2e failures: traces and screenshots under e2e/artifacts/<test-name>/" \
 	    "(open a trace with: $(BIN)/playwright show-trace FILE)"; exit 1; }
 
