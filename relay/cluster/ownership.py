@@ -29,7 +29,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar, TypeVarTuple
@@ -286,14 +286,11 @@ class Ownership:
             return live
         return await self._off_loop(self.referee.registry.read_table, table_id)
 
-    async def create_table(
-        self, *, turn_seconds: int, public: bool, variant: str, rematch: Callable[[str], RematchRow] | None
-    ) -> Table:
-        """Journal a new table, unclaimed (the node its first socket reaches claims it). Raises as
-        Registry.create_table, and JournalUnavailable."""
-        table, events, link = self.referee.registry.new_table(
-            turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
-        )
+    async def journal_table(
+        self, table: Table, events: Sequence[JsonObject], link: RematchRow | None
+    ) -> None:
+        """Journal a new table, unclaimed (the node its first socket reaches claims it), off the event loop.
+        Raises StoreError, and JournalUnavailable (this node unhealthy or draining, PostgreSQL failing)."""
         if self.draining or not self.healthy():
             raise JournalUnavailable(f"node {self.node_id} cannot write now (unhealthy or draining)")
         await self._off_loop(
@@ -301,15 +298,12 @@ class Ownership:
                 self.store.create_table,
                 table.id,
                 created_ms=table.created_ms,
-                public=public,
+                public=table.public,
                 status=table.status,
                 events=events,
                 rematch=link,
             )
         )
-        self.referee.metrics.events += len(events)
-        log_event("table created", table=table.id, public=public, turn_seconds=turn_seconds)
-        return table
 
     # -- fenced writes -------------------------------------------------------------------------------------
     async def append(

@@ -7,7 +7,7 @@ claimed from a shared PostgreSQL journal with fenced appends: relay/cluster/owne
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar, TypeVarTuple
 
 from relay.journal import Journal, JsonObject, JsonValue
@@ -45,10 +45,11 @@ class Hosting(Protocol):
     async def call(self, fn: Callable[[*Ts], T], *args: *Ts) -> T:
         """``fn(*args)``, a journal call: in place, or off the event loop where the journal is remote."""
 
-    async def create_table(
-        self, *, turn_seconds: int, public: bool, variant: str, rematch: Callable[[str], RematchRow] | None
-    ) -> Table:
-        """Create and journal a new table (see :meth:`Registry.create_table`)."""
+    async def journal_table(
+        self, table: Table, events: Sequence[JsonObject], link: RematchRow | None
+    ) -> bool:
+        """Journal a new table's first events (and the rematch ``link`` to it) in one transaction; returns
+        whether this relay serves it from now on. Raises StoreError / sqlite3.Error, JournalUnavailable."""
 
     def let_go(self, table: Table, *, abandoned: int | None = None) -> None:
         """A table leaves this relay's memory; ``abandoned`` (ms): it was left empty and is over."""
@@ -93,12 +94,18 @@ class SingleHost:
     async def call(self, fn: Callable[[*Ts], T], *args: *Ts) -> T:
         return fn(*args)
 
-    async def create_table(
-        self, *, turn_seconds: int, public: bool, variant: str, rematch: Callable[[str], RematchRow] | None
-    ) -> Table:
-        return self.registry.create_table(
-            turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
+    async def journal_table(
+        self, table: Table, events: Sequence[JsonObject], link: RematchRow | None
+    ) -> bool:
+        self.store.create_table(
+            table.id,
+            created_ms=table.created_ms,
+            public=table.public,
+            status=table.status,
+            events=events,
+            rematch=link,
         )
+        return True
 
     def let_go(self, table: Table, *, abandoned: int | None = None) -> None:
         if abandoned is not None:
@@ -143,13 +150,11 @@ class ClusterHost:
     async def call(self, fn: Callable[[*Ts], T], *args: *Ts) -> T:
         return await self.ownership.call(fn, *args)
 
-    async def create_table(
-        self, *, turn_seconds: int, public: bool, variant: str, rematch: Callable[[str], RematchRow] | None
-    ) -> Table:
-        # Journaled unclaimed: the node its first socket reaches claims it.
-        return await self.ownership.create_table(
-            turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
-        )
+    async def journal_table(
+        self, table: Table, events: Sequence[JsonObject], link: RematchRow | None
+    ) -> bool:
+        await self.ownership.journal_table(table, events, link)
+        return False  # journaled unclaimed: the node its first socket reaches claims it
 
     def let_go(self, table: Table, *, abandoned: int | None = None) -> None:
         self.ownership.let_go(table, abandoned=abandoned)

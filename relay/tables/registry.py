@@ -64,35 +64,6 @@ class Registry:
             table.rematch_bots = before.bots
         return table
 
-    def create_table(
-        self,
-        *,
-        turn_seconds: int,
-        public: bool,
-        variant: str = "lexio",
-        rematch: Callable[[str], RematchRow] | None = None,
-    ) -> Table:
-        """Create and journal a new table; ``rematch`` builds, from the new id, the link that makes it the
-        new table of a finished one (journaled in the same transaction).
-
-        Raises RelayError bad_turn_seconds, engine.LexioError, StoreError / sqlite3.Error (nothing written).
-        """
-        table, events, link = self.new_table(
-            turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
-        )
-        self.s.store.create_table(
-            table.id,
-            created_ms=table.created_ms,
-            public=public,
-            status=table.status,
-            events=events,
-            rematch=link,
-        )
-        self.tables[table.id] = table
-        self.s.metrics.events += len(events)
-        log_event("table created", table=table.id, public=public, turn_seconds=turn_seconds)
-        return table
-
     async def acreate_table(
         self,
         *,
@@ -101,11 +72,21 @@ class Registry:
         variant: str = "lexio",
         rematch: Callable[[str], RematchRow] | None = None,
     ) -> Table:
-        """:meth:`create_table`, with the journal written off the event loop in cluster mode (where the
-        table is not claimed: the node its first socket reaches claims it). Raises as create_table."""
-        return await self.s.host.create_table(
+        """Create and journal a new table; ``rematch`` builds, from the new id, the link that makes it the
+        new table of a finished one (journaled in the same transaction). In cluster mode the table is
+        journaled unclaimed (the node its first socket reaches claims it), off the event loop.
+
+        Raises RelayError bad_turn_seconds, engine.LexioError, StoreError / sqlite3.Error,
+        JournalUnavailable (nothing written).
+        """
+        table, events, link = self.new_table(
             turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
         )
+        if await self.s.host.journal_table(table, events, link):
+            self.tables[table.id] = table
+        self.s.metrics.events += len(events)
+        log_event("table created", table=table.id, public=public, turn_seconds=turn_seconds)
+        return table
 
     def new_table(
         self,
