@@ -130,7 +130,7 @@ def create_app(
                 await ownership.close()
                 store.close()
                 raise
-            referee.cluster = ownership
+            referee.hosted_by(ownership)
             if now_ms is None:
                 referee.now_ms = ownership.now_ms
             restored = 0

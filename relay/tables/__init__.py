@@ -98,7 +98,7 @@ class Referee:
         self.bots = BotTurns(s, self.turns)
         self.seating = Seating(s, self.turns, self.broadcaster)
         self.registry = Registry(s)
-        self._single = s.host = SingleHost(store, self.registry)
+        s.host = SingleHost(store, self.registry)
         self.lifecycle = Lifecycle(s, self.turns)
         self.rematches = Rematches(s, self.registry)
         self.sockets = 0  # open game sockets (the HTTP side counts them; /healthz and /metrics read)
@@ -140,15 +140,9 @@ class Referee:
     def now_ms(self, clock: Clock) -> None:
         self.services.now_ms = clock
 
-    @property
-    def cluster(self) -> Ownership | None:
-        return self.services.cluster
-
-    @cluster.setter
-    def cluster(self, ownership: Ownership | None) -> None:
+    def hosted_by(self, ownership: Ownership) -> None:
         """Cluster mode: the tables are hosted by ``ownership`` (relay/cluster/ownership.py)."""
-        self.services.cluster = ownership
-        self.services.host = self._single if ownership is None else ClusterHost(ownership)
+        self.services.host = ClusterHost(ownership)
 
     def full_state(self, table: Table) -> engine.GameState:
         """See :meth:`TableServices.full_state`. Raises StoreError / sqlite3.Error."""

@@ -30,7 +30,6 @@ from relay.tables.table import (
 )
 
 if TYPE_CHECKING:
-    from relay.cluster.ownership import Ownership
     from relay.tables.hosting import Hosting
 
 
@@ -61,8 +60,6 @@ class TableServices:
         self.tables: dict[str, Table] = {}
         self.closed = False
         self.started = time.monotonic()
-        # Cluster mode (relay/cluster/ownership.py): tables are claimed lazily and every append is fenced.
-        self.cluster: Ownership | None = None
         # The last full states read back from SQLite (table id -> (its fold, full state)): snapshots asked
         # again and again, and bots, are served from memory; bounded, least recently used out.
         self._full: OrderedDict[str, tuple[engine.GameState, engine.GameState]] = OrderedDict()
