@@ -5,8 +5,11 @@ web app knows nothing of nodes)."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
+import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +22,7 @@ from e2e_plan import Planner
 from e2e_ui import ROOT, SEED, best, pick_table, place_and_submit, seat
 from harness.process import free_port
 from harness.services import HAProxy, PostgresServer, RedisServer, RelayNode
-from playwright.sync_api import expect
+from playwright.sync_api import WebSocket, expect
 
 
 @dataclass
@@ -54,6 +57,19 @@ class Cluster:
                     if json.loads(r.read()).get("node") == row[0]:
                         return node
         raise AssertionError(f"owner {row[0]} is none of the running relays")
+
+    def wait_for_new_owner(self, table_id: str, old: RelayNode, timeout: float) -> RelayNode:
+        """The running relay other than ``old`` that claims ``table_id`` within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                owner = self.owner(table_id)
+                if owner is not old:
+                    return owner
+            except AssertionError:
+                pass  # still the dead relay's: nobody has claimed it yet
+            assert time.monotonic() < deadline, f"no running relay claimed {table_id} within {timeout} s"
+            time.sleep(0.1)
 
 
 @pytest.fixture
@@ -105,18 +121,40 @@ def test_browsers_through_the_front_come_back_on_another_relay_after_a_kill_9_an
     place_and_submit(alice, move, [bob])
     st = planner.play(st, move)
 
+    # The pages keep showing "connected" until they notice the loss: what proves the takeover is a welcome
+    # on a socket opened after the kill, still open once another relay owns the table.
+    welcomed: list[list[WebSocket]] = [[] for _ in people]
+    for p, sockets in zip(people, welcomed, strict=True):
+        p.page.on("websocket", functools.partial(_on_welcome, sockets))
     victim = cluster.owner(table_id)
     victim.kill()
-    for p in people:
+    new_owner = cluster.wait_for_new_owner(table_id, victim, timeout=30.0)
+    for p, sockets in zip(people, welcomed, strict=True):
+        deadline = time.monotonic() + 30.0
+        while not (sockets and not sockets[-1].is_closed()):
+            assert time.monotonic() < deadline, f"{p.name}'s page got no lasting welcome after the kill"
+            p.page.wait_for_timeout(100)
         expect(p.page.get_by_test_id("conn-state")).to_have_text("● connected", timeout=30_000)
         expect(p.page.get_by_test_id("offline-banner")).to_have_count(0)
         expect(p.page.get_by_test_id("player-score")).to_have_text([str(s.score) for s in st.seats])
         expect(p.page.locator(f"#sq-{move.tiles[0].square}.filled")).to_have_count(1)
     assert sorted(bob.rack()) == sorted(st.seats[1].rack)
-    assert cluster.owner(table_id) is not victim
+    assert cluster.owner(table_id) is new_owner
     move = best(planner, st)
     place_and_submit(bob, move, [alice])
     st = planner.play(st, move)
     for p in people:
         expect(p.page.get_by_test_id("player-score")).to_have_text([str(s.score) for s in st.seats])
     alice.shot("80-cluster-after-takeover")
+
+
+def _on_welcome(sockets: list[WebSocket], ws: WebSocket) -> None:
+    """Appends ``ws`` to ``sockets`` when its first welcome frame arrives."""
+
+    def frame(payload: str | bytes) -> None:
+        if isinstance(payload, str) and payload.startswith("{"):
+            with contextlib.suppress(ValueError):
+                if json.loads(payload).get("type") == "welcome":
+                    sockets.append(ws)
+
+    ws.on("framereceived", frame)
