@@ -395,5 +395,9 @@ def _rematch_row(row: tuple[str, str, int, str, str, int]) -> RematchRow:
     return RematchRow(row[0], row[1], int(row[2]), row[3], bots, int(row[5]))
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def _dumps(body: object) -> str:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    # One encoder for every row: json.dumps with options builds one per call.
+    return _ENCODER.encode(body)

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 # The frames that change a table (and so are decided once); join, resync, chat, rematch... are not among them.
 ACTION_TYPES = wire.ACTION_TYPES
 KEPT_PER_SEAT = 64
+# json.dumps(content, sort_keys=True), the digest's journaled form, without building an encoder per frame.
+_CANONICAL = json.JSONEncoder(sort_keys=True)
 
 
 def digest(frame: wire.ClientFrame) -> str | None:
@@ -59,7 +61,7 @@ def digest(frame: wire.ClientFrame) -> str | None:
         "swap": swap,
         "seat": seat,
     }
-    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:32]
+    return hashlib.sha256(_CANONICAL.encode(content).encode()).hexdigest()[:32]
 
 
 def remember(frames: dict[tuple[str, str], FrameRow], rows: Iterable[FrameRow]) -> None:

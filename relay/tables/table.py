@@ -67,8 +67,12 @@ def elide_journal(state: engine.GameState) -> engine.GameState:
     return dataclasses.replace(state, events=cast(tuple[engine.Event, ...], (None,) * len(state.events)))
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON (one encoder for every frame: ``json.dumps`` with options builds one per call)."""
+    return _ENCODER.encode(obj)
 
 
 class RelayError(Exception):
@@ -131,15 +135,6 @@ class Conn:
             # One frame that cannot go out (a bug) must not take the frames after it, nor the caller, down.
             log.exception("cannot send a frame", extra={"fields": {"peer": self.peer}})
 
-    @contextlib.contextmanager
-    def corked(self) -> Iterator[None]:
-        """The frames sent inside go out as one write (an action's event and ack to the actor)."""
-        self.ws.cork()
-        try:
-            yield
-        finally:
-            self.ws.uncork()
-
     def close_soon(self, code: int, message: str) -> None:
         if self.closing:
             return
@@ -192,3 +187,15 @@ class Table:
     def all_conns(self) -> Iterable[Conn]:
         yield from self.conns.values()
         yield from self.watchers
+
+    @contextlib.contextmanager
+    def corked(self) -> Iterator[None]:
+        """Every frame sent inside to a connection of this table goes out in one write per connection."""
+        conns = list(self.all_conns())
+        for conn in conns:
+            conn.ws.cork()
+        try:
+            yield
+        finally:
+            for conn in conns:
+                conn.ws.uncork()

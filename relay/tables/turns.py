@@ -130,11 +130,7 @@ class Turns:
         self.s.metrics.actions[kind] += 1
         # A joining connection gets welcome + snapshot (which hold these events) instead.
         joining = conn if new_token is not None else None
-        if joining is None and conn is not None:
-            with conn.corked():  # the actor's event and ack in one write
-                self.tell.events(table, events, first_seq, now, skip=None)
-                self.tell.answer(table, conn, msg_id, events, now, t0)
-        else:
+        with table.corked():  # one write per socket for the whole action: its events, and the actor's ack
             self.tell.events(table, events, first_seq, now, skip=joining)
             if joining is None:
                 self.tell.answer(table, conn, msg_id, events, now, t0)

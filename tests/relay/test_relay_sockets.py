@@ -390,6 +390,32 @@ async def test_the_actor_gets_its_event_and_ack_in_one_write_and_the_others_thei
     assert b'"type":"event"' in other
 
 
+async def test_an_action_of_several_events_reaches_each_socket_in_one_write(
+    relay: RunningRelay, session: aiohttp.ClientSession
+) -> None:
+    """The pass that ends a game is two events (the pass, the end): each socket, watchers' included, gets
+    both event frames (and the actor its ack) in one write, in order."""
+    table_id, players = await seated_game(session, relay)
+    watcher = await Player.connect(session, relay, table_id)
+    await watcher.send({"type": "watch"})
+    by_seat = {p.seat: p for p in players}
+    while True:  # pass until one pass is left before the end (two rounds without a placement)
+        mover = by_seat[players[0].turn]
+        writes = {sock: record_writes(sock) for sock in relay.app[HUB_KEY].sockets}
+        ans = await mover.send({"type": "pass"})
+        assert ans["type"] == "ack"
+        for p in (*players, watcher):
+            await p.wait_seq(ans["seq"])
+        if players[0].status == "ended":
+            break
+    batches = [w for w in writes.values() if w]
+    assert len(batches) == 3, batches
+    for [data] in batches:
+        assert data.count(b'"type":"event"') == 2, data
+        assert data.index(b'"type":"passed"') < data.index(b'"type":"game_ended"'), data
+    assert sum(b'"type":"ack"' in data for [data] in batches) == 1
+
+
 async def test_frames_corked_on_a_socket_go_out_in_one_write_in_order_and_a_close_drops_them() -> None:
     """cork/uncork on the socket itself: held frames go out as one write, in order; a ping first writes
     what was held before it; a close frame goes out at once and the frames held before it never do."""
