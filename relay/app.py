@@ -16,12 +16,17 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 import engine
+from relay.accounts.db import open_accounts_db
+from relay.accounts.service import Accounts
 from relay.botdriver import BotDriver, load_default_driver
 from relay.cluster.bus import Bus
 from relay.cluster.relaying import EdgeSide, Locate, OwnerSide, Relaying
 from relay.config import Config
+from relay.http.accounts import add_routes as add_account_routes
 from relay.http.guard import MAX_BODY, Guard, guard_middleware, raise_nofile, serve
 from relay.http.keys import (
+    ACCOUNT_LIMITS_KEY,
+    ACCOUNTS_KEY,
     BUS_KEY,
     CONFIG_KEY,
     EDGE_KEY,
@@ -32,7 +37,7 @@ from relay.http.keys import (
     REFEREE_KEY,
     STATIC_KEY,
 )
-from relay.http.limits import Limits
+from relay.http.limits import AccountLimits, Limits
 from relay.http.middlewares import headers_middleware
 from relay.http.session import GameSession
 from relay.http.static import StaticSite
@@ -106,6 +111,7 @@ def create_app(
     app[METRICS_KEY] = Metrics()
     app[STATIC_KEY] = StaticSite(config.static, forbidden=_word_list_paths(config))
     app[LIMITS_KEY] = Limits.from_config(config)
+    app[ACCOUNT_LIMITS_KEY] = AccountLimits.from_config(config)
     app[HUB_KEY] = hub = Hub(HEARTBEAT_SECONDS)
     clock = now_ms or wall_clock_ms
 
@@ -137,6 +143,8 @@ def create_app(
         else:
             restored = referee.registry.restore()
         app[REFEREE_KEY] = referee
+        accounts_db = open_accounts_db(config.journal_url, config.db)
+        app[ACCOUNTS_KEY] = Accounts(accounts_db, now_ms=lambda: referee.now_ms())
         logging.getLogger("lexio.relay").info(
             "relay ready",
             extra={
@@ -169,6 +177,7 @@ def create_app(
                 await bus.close()
             if ownership is not None:
                 await ownership.close()
+            accounts_db.close()
             store.close()
 
     async def on_shutdown(app: web.Application) -> None:
@@ -185,6 +194,7 @@ def create_app(
     app.router.add_get("/api/tables/{table_id}", get_table)
     app.router.add_get("/api/tables/{table_id}/gcg", get_gcg)
     app.router.add_post("/api/tables/{table_id}/analysis", post_analysis)
+    add_account_routes(app)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/ws/{table_id}", websocket)

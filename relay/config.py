@@ -75,6 +75,9 @@ class Config:
     # Unknown-word refusals per client address across all tables and seats: a burst, then one per period.
     probe_burst: float = 30.0
     probe_refill_seconds: float = 15.0
+    # Account attempts per client address (sign-ups, sign-ins, recovery codes), each its own budget: this many
+    # at once, then sign-ups 1 per 2 min, sign-ins 1 per 6 s, recovery codes 1 per min.
+    account_burst: float = 10.0
     # Tables waiting for players with nobody connected, relay-wide; past it, creation answers 503.
     max_waiting_tables: int = 2000
     # A table nobody ever sat at is dropped after this long.
@@ -110,6 +113,7 @@ class Config:
             ("--resync-per-second", self.resync_per_second),
             ("--probe-burst", self.probe_burst),
             ("--probe-refill-seconds", self.probe_refill_seconds),
+            ("--account-burst", self.account_burst),
             ("--max-waiting-tables", self.max_waiting_tables),
             ("--unjoined-table-seconds", self.unjoined_table_seconds),
             ("--max-connections-per-address", self.max_connections_per_address),
@@ -351,6 +355,12 @@ HARDENING_FLAGS: tuple[tuple[str, type, str, str], ...] = (
     ("--resync-per-second", float, "2", "sustained snapshots per second per connection"),
     ("--probe-burst", float, "30", "unknown-word refusals per address, all tables together"),
     ("--probe-refill-seconds", float, "15", "seconds for one more unknown-word refusal per address"),
+    (
+        "--account-burst",
+        float,
+        "10",
+        "account attempts per address at once (then slower)",
+    ),
     ("--max-waiting-tables", int, "2000", "waiting tables with nobody connected, relay-wide"),
     ("--unjoined-table-seconds", float, "600", "life of a table nobody sat at"),
     ("--max-connections-per-address", int, "64", "concurrent TCP connections per client address"),
@@ -409,6 +419,7 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
         resync_per_second=args.resync_per_second,
         probe_burst=args.probe_burst,
         probe_refill_seconds=args.probe_refill_seconds,
+        account_burst=args.account_burst,
         max_waiting_tables=args.max_waiting_tables,
         unjoined_table_seconds=args.unjoined_table_seconds,
         max_connections_per_address=args.max_connections_per_address,

@@ -128,3 +128,20 @@ class Limits:
             creations=Budget(config.create_burst, config.create_per_second),
             probes=Budget(config.probe_burst, 1.0 / config.probe_refill_seconds),
         )
+
+
+@dataclass
+class AccountLimits:
+    """Per-address budgets of the account API: guessing sign-ins or recovery codes, or taking nicknames by
+    the thousand, costs an attacker time (answered 429 ``rate_limited`` with ``Retry-After``)."""
+
+    signups: Budget
+    signins: Budget
+    recoveries: Budget
+
+    @classmethod
+    def from_config(cls, config: Config) -> AccountLimits:
+        burst = config.account_burst
+        return cls(
+            signups=Budget(burst, 1 / 120), signins=Budget(burst, 1 / 6), recoveries=Budget(burst, 1 / 60)
+        )
