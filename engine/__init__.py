@@ -38,6 +38,7 @@ from engine.game import (
     MIN_SEATS,
     RESERVE_MAX,
     RESERVE_REFILL_MS,
+    SCORELESS_ROUNDS,
     Command,
     CreateTable,
     GameState,
@@ -53,6 +54,7 @@ from engine.game import (
     new_state,
     replay,
     reserve_at,
+    scoreless_limit,
 )
 from engine.moves import Move, Pass, Place, Swap, Tile, tile_from_dict, tiles_from_json
 from engine.notation import format_move, parse_move
@@ -99,6 +101,8 @@ __all__ = [  # noqa: RUF022  (grouped by topic, errors appended)
     "MIN_SEATS",
     "RESERVE_MAX",
     "RESERVE_REFILL_MS",
+    "SCORELESS_ROUNDS",
+    "scoreless_limit",
     "Command",
     "CreateTable",
     "GameState",

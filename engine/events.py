@@ -51,12 +51,14 @@ class TableCreated:
 
 @dataclass(frozen=True, slots=True)
 class SeatJoined:
-    """A player (or bot) took seat ``seat``."""
+    """A player (or bot) took seat ``seat``; ``account``: the id of the signed-in player's account (None: a
+    guest or a bot). Journaled only when set, so that guests' events keep their form."""
 
     seat: int
     name: str
     bot: str | None
     at: int = field(kw_only=True)
+    account: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +195,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = {"schema": SCHEMA_VERSION, "type": event_type(event)}
     for f in dataclasses.fields(event):
         value = getattr(event, f.name)
+        if f.default is not dataclasses.MISSING and value == f.default:
+            continue  # an optional field at its default is left out: older events keep their exact form
         if f.name == "tiles":
             out[f.name] = [t.to_dict() for t in value]
         elif isinstance(value, tuple):
@@ -225,6 +229,8 @@ def event_from_dict(data: Any) -> Event:
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         if f.name not in data:
+            if f.default is not dataclasses.MISSING:
+                continue  # optional, left out at its default
             raise BadEvent(f"{kind} event lacks field {f.name!r}", type=kind, field=f.name)
         kwargs[f.name] = _convert(kind, f.name, str(f.type), data[f.name])
     return cls(**kwargs)

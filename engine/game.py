@@ -69,6 +69,7 @@ __all__ = [
     "NAME_MAX",
     "RESERVE_MAX",
     "RESERVE_REFILL_MS",
+    "SCORELESS_ROUNDS",
     "TURN_SECONDS_DEFAULT",
     "TURN_SECONDS_MAX",
     "TURN_SECONDS_MIN",
@@ -88,6 +89,7 @@ __all__ = [
     "new_state",
     "replay",
     "reserve_at",
+    "scoreless_limit",
 ]
 
 MIN_SEATS: Final = 2
@@ -97,6 +99,8 @@ NAME_MAX: Final = 24
 BOT_NAME_RE: Final = re.compile(r"robot(?:\s.*)?", re.IGNORECASE | re.DOTALL)
 RESERVE_MAX: Final = 10
 RESERVE_REFILL_MS: Final = 15_000
+# "Deux tours de table sans une seule pose": that many rounds of turns without a placement end the game.
+SCORELESS_ROUNDS: Final = 2
 TURN_SECONDS_DEFAULT: Final = 120
 TURN_SECONDS_MIN: Final = 30
 TURN_SECONDS_MAX: Final = 600
@@ -116,10 +120,12 @@ class CreateTable:
 
 @dataclass(frozen=True, slots=True)
 class Join:
-    """Take the next seat (``bot``: a bot level, or None for a person)."""
+    """Take the next seat (``bot``: a bot level, or None for a person; ``account``: the id of a signed-in
+    player's account, whose nickname is ``name``)."""
 
     name: str
     bot: str | None = None
+    account: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +172,7 @@ class SeatState:
     rack: str = ""
     reserve_tries: int = RESERVE_MAX
     reserve_since_ms: int = 0
+    account: str | None = None  # a signed-in player's account id (relay/accounts); None: a guest or a bot
 
 
 _EMPTY_BOARD: Final = Board.empty(DEFAULT_VARIANT)
@@ -185,6 +192,7 @@ class GameState:
     turn: int | None = None
     turn_started_ms: int | None = None
     scoreless_turns: int = 0
+    turns_played: int = 0  # placements, swaps, passes and time-outs (refused plays do not end a turn)
     result: GameEnded | None = None
     events: tuple[Event, ...] = field(default=(), repr=False)
 
@@ -330,9 +338,13 @@ def _join(state: GameState, command: Join, now_ms: int, rng: random.Random) -> l
         raise BadName(f"name {name!r} is kept for computer players", name=name, reason="reserved")
     if bot is not None and (not isinstance(bot, str) or not bot):
         raise BadSetting(f"bot level {bot!r:.40} must be a non-empty string", bot=str(bot)[:40])
+    if command.account is not None and (bot is not None or not isinstance(command.account, str)):
+        raise BadSetting(
+            f"account {command.account!r:.40} must be a string, and not a bot's", bot=str(bot)[:40]
+        )
     if len(state.seats) >= MAX_SEATS:
         raise TableFull(f"the table is full ({MAX_SEATS} seats)", seats=MAX_SEATS)
-    joined = SeatJoined(len(state.seats), name, bot, at=now_ms)
+    joined = SeatJoined(len(state.seats), name, bot, at=now_ms, account=command.account)
     if len(state.seats) + 1 == MAX_SEATS:
         # The fourth arrival starts the game by itself.
         return [joined, _deal(apply(state, joined), rng, now_ms)]
@@ -409,9 +421,14 @@ def _take(rack: str, tiles: str, what: str) -> str:
     return "".join(out)
 
 
+def scoreless_limit(seats: int) -> int:
+    """How many turns in a row without a placement (passes, swaps, time-outs) end a game of ``seats``."""
+    return SCORELESS_ROUNDS * seats
+
+
 def _finish_scoreless(state: GameState, event: Event) -> list[Event]:
     after = apply(state, event)
-    if after.scoreless_turns >= 2 * len(after.seats):
+    if after.scoreless_turns >= scoreless_limit(len(after.seats)):
         return [event, _end(after, "scoreless", None, event.at)]
     return [event]
 
@@ -481,7 +498,7 @@ def apply(state: GameState, event: Event) -> GameState:
             events=events,
         )
     if isinstance(event, SeatJoined):
-        seat = SeatState(event.name, event.bot, reserve_since_ms=event.at)
+        seat = SeatState(event.name, event.bot, reserve_since_ms=event.at, account=event.account)
         return replace(state, seats=(*state.seats, seat), events=events)
     if isinstance(event, SeatLeft):
         seats = state.seats[: event.seat] + state.seats[event.seat + 1 :]
@@ -513,6 +530,7 @@ def apply(state: GameState, event: Event) -> GameState:
             turn=(event.seat + 1) % len(seats),
             turn_started_ms=event.at,
             scoreless_turns=0,
+            turns_played=state.turns_played + 1,
             events=events,
         )
     if isinstance(event, Swapped | Passed | TimedOut):
@@ -528,6 +546,7 @@ def apply(state: GameState, event: Event) -> GameState:
             turn=(event.seat + 1) % len(seats),
             turn_started_ms=event.at,
             scoreless_turns=state.scoreless_turns + 1,
+            turns_played=state.turns_played + 1,
             events=events,
         )
     if isinstance(event, Rejected):

@@ -102,6 +102,8 @@ def view(state: GameState, seat: int | None, *, now_ms: int) -> dict[str, Any]:
             "score": s.score,
             "rack_size": len(s.rack),
             "rack": s.rack if ended else None,
+            # A signed-in player's seat (its name is the account's nickname, /u/{name}); absent for guests.
+            **({"account": True} if s.account is not None else {}),
         }
         for i, s in enumerate(state.seats)
     ]

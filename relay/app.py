@@ -6,10 +6,11 @@ opened in ``cleanup_ctx`` (so they close in reverse order) and reachable through
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ from aiohttp import web
 
 import engine
 from relay.accounts.db import open_accounts_db
-from relay.accounts.service import Accounts
+from relay.accounts.service import Accounts, TableMembers
 from relay.botdriver import BotDriver, load_default_driver
 from relay.cluster.bus import Bus
 from relay.cluster.relaying import EdgeSide, Locate, OwnerSide, Relaying
@@ -39,6 +40,7 @@ from relay.http.keys import (
 )
 from relay.http.limits import AccountLimits, Limits
 from relay.http.middlewares import headers_middleware
+from relay.http.profiles import add_routes as add_profile_routes
 from relay.http.session import GameSession
 from relay.http.static import StaticSite
 from relay.http.upgrade import (
@@ -68,6 +70,7 @@ from relay.tables import (
     Table,
     wall_clock_ms,
 )
+from relay.tables.table import Member
 
 if TYPE_CHECKING:  # psycopg is only needed by hosts that use PostgreSQL
     from relay.cluster.ownership import Ownership
@@ -144,7 +147,8 @@ def create_app(
             restored = referee.registry.restore()
         app[REFEREE_KEY] = referee
         accounts_db = open_accounts_db(config.journal_url, config.db)
-        app[ACCOUNTS_KEY] = Accounts(accounts_db, now_ms=lambda: referee.now_ms())
+        app[ACCOUNTS_KEY] = accounts = Accounts(accounts_db, now_ms=lambda: referee.now_ms())
+        referee.services.members = members = TableMembers(accounts)
         logging.getLogger("lexio.relay").info(
             "relay ready",
             extra={
@@ -168,9 +172,11 @@ def create_app(
         bus = await _start_bus(app, relays) if relays is not None else None
         for table in referee.tables.values():
             referee.bots.schedule(table)
+        backfill = asyncio.get_running_loop().create_task(members.backfill(_journal_reader(referee)))
         try:
             yield
         finally:
+            backfill.cancel()
             await referee.lifecycle.shutdown()
             await hub.close_all(CLOSE_RESTART, b"server restarting")
             if bus is not None:
@@ -195,11 +201,26 @@ def create_app(
     app.router.add_get("/api/tables/{table_id}/gcg", get_gcg)
     app.router.add_post("/api/tables/{table_id}/analysis", post_analysis)
     add_account_routes(app)
+    add_profile_routes(app)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/ws/{table_id}", websocket)
     app.router.add_route("*", "/{path:.*}", app[STATIC_KEY].handle)
     return app
+
+
+def _journal_reader(referee: Referee) -> Callable[[str], Awaitable[engine.GameState]]:
+    """A table's full fold read back from the journal (for the history's fill-in, relay/accounts)."""
+
+    async def read_state(table_id: str) -> engine.GameState:
+        store = referee.store
+
+        def read() -> engine.GameState:
+            return engine.replay(engine.event_from_dict(r.body) for r in store.events(table_id))
+
+        return await referee.services.host.call(read)
+
+    return read_state
 
 
 def _locate(ownership: Ownership) -> Locate:
@@ -219,7 +240,9 @@ async def _start_bus(app: web.Application, relaying: Relaying) -> Bus:
     bus = Bus(relaying.bus_url, relaying.node_id)
     locate = relaying.locate
 
-    async def open_relayed(table_id: str, peer: str, link_base: str, socket: Socket) -> GameSession | None:
+    async def open_relayed(
+        table_id: str, peer: str, link_base: str, socket: Socket, member: Member | None
+    ) -> GameSession | None:
         try:
             placed = await locate(table_id)
         except (JournalUnavailable, StoreError):
@@ -229,7 +252,7 @@ async def _start_bus(app: web.Application, relaying: Relaying) -> Bus:
             return None  # moved on (or gone) since the edge looked
         referee, config = app[REFEREE_KEY], app[CONFIG_KEY]
         session = GameSession(referee, config, placed, sys.intern(link_base), app[LIMITS_KEY])
-        session.conn = Conn(socket, sys.intern(peer))
+        session.conn = Conn(socket, sys.intern(peer), member)
         referee.sockets += 1
         return session
 

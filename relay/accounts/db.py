@@ -103,6 +103,26 @@ SCHEMA: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX seat_accounts_account ON seat_accounts(account_id)",
     ),
+    # Version 2: the history, one row per seat of every finished game (relay/accounts/history.py).
+    (
+        """CREATE TABLE game_players (
+            table_id TEXT NOT NULL,
+            seat INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            bot TEXT,
+            score INTEGER NOT NULL,
+            rank INTEGER NOT NULL,
+            won INTEGER NOT NULL,
+            bingos INTEGER NOT NULL,
+            best_word TEXT,
+            best_score INTEGER,
+            moves INTEGER NOT NULL,
+            ended_ms BIGINT NOT NULL,
+            variant TEXT NOT NULL,
+            PRIMARY KEY (table_id, seat)
+        )""",
+        "CREATE INDEX game_players_ended ON game_players(ended_ms)",
+    ),
 )
 
 

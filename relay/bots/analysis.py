@@ -76,8 +76,9 @@ def analyse_seat(
     state: GameState, seat: int, driver: MoveGenDriver, *, move_budget: float = MOVE_BUDGET_SECONDS
 ) -> list[JsonObject]:
     """The analysis of ``seat``'s moves in the ended game ``state`` (its full journal), one entry per move:
-    ``turn`` (1-based, all seats counted), ``played`` and ``best`` (kind, notation, words or tiles, score,
-    equity) and ``lost`` (equity, >= 0). Raises AnalysisError ``not_ended`` / ``bad_seat``."""
+    ``turn`` (1-based, all seats counted), ``rack`` (the seat's rack before the move), ``played`` and
+    ``best`` (kind, notation, words or tiles, score, equity) and ``lost`` (equity, >= 0).
+    Raises AnalysisError ``not_ended`` / ``bad_seat``."""
     if state.status != "ended":
         raise AnalysisError("not_ended", "the analysis is ready once the game has ended")
     if not isinstance(seat, int) or not 0 <= seat < len(state.seats):
@@ -149,6 +150,8 @@ def _judge(
     lost = max(0.0, (best.equity if best else 0.0) - (played.equity if played else 0.0))
     entry: JsonObject = {
         "turn": turn,
+        # The rack this seat held before the move: the analysis is its own, served after the end only.
+        "rack": me.rack,
         "played": _describe(played, played_move, board),
         "best": _describe(best, _option_move(best, pos) if best is not None else Pass(), board),
         "lost": round(lost, 1),

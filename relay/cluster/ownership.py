@@ -103,6 +103,7 @@ class Ownership:
         self._watcher: asyncio.Task[None] | None = None
         self._pending: dict[str, asyncio.Future[Table | Elsewhere | None]] = {}
         self._listed: tuple[float, list[Table]] | None = None
+        self._live: tuple[float, list[Table]] | None = None  # other nodes' games in progress, when read
         self._failing = False
 
     # -- heartbeat and clock (the heartbeat thread) ---------------------------------------------------------
@@ -212,8 +213,26 @@ class Ownership:
         if self._listed is None or now - self._listed[0] >= LIST_CACHE_SECONDS:
             since = self.referee.now_ms() - LISTED_GRACE_MS
             self._listed = (now, await self._off_loop(self._read_open, since))
-        others = [t for t in self._listed[1] if t.id not in self.referee.tables and t.seat_count() < 4]
+        others = [t for t in self._listed[1] if t.id not in self.referee.tables and 0 < t.seat_count() < 4]
         return sorted([*local, *others], key=lambda t: t.created_ms, reverse=True)[:100]
+
+    async def live_tables(self) -> list[Table]:
+        """The games to watch in cluster mode: this node's public games in progress, and those other live
+        nodes serve, read back from the journal (at most once a second)."""
+        local = self.referee.registry.live_tables()
+        now = time.monotonic()
+        if self._live is None or now - self._live[0] >= LIST_CACHE_SECONDS:
+            self._live = (now, await self._off_loop(self._read_live))
+        others = [t for t in self._live[1] if t.id not in self.referee.tables]
+        return sorted([*local, *others], key=lambda t: t.created_ms, reverse=True)
+
+    def _read_live(self) -> list[Table]:
+        out = []
+        for row in self.store.live_tables():
+            if row.id not in self.referee.tables:
+                with contextlib.suppress(StoreError, ValueError, KeyError, TypeError):
+                    out.append(self.referee.registry.load(row.id, row.public, row.created_ms))
+        return out
 
     def _read_open(self, since: int) -> list[Table]:
         out = []

@@ -31,6 +31,7 @@ from relay.http.ws import BINARY as WS_BINARY
 from relay.http.ws import Session, WebSocket
 from relay.protocol import RateLimiter
 from relay.tables import Socket, Table
+from relay.tables.table import Member
 
 log = logging.getLogger("lexio.relay")
 
@@ -44,9 +45,10 @@ Locate = Callable[[str], Awaitable[Table | str | None]]
 """``locate(table_id)``: the table, owned (claimed) here; or the id of the live node that owns it; or None:
 no such table."""
 
-OpenSession = Callable[[str, str, str, Socket], Awaitable[Session | None]]
-"""``open_session(table_id, peer, link_base, socket)``: the owner's game session for a relayed socket, or
-None when the table is not (or no longer) owned here."""
+OpenSession = Callable[[str, str, str, Socket, Member | None], Awaitable[Session | None]]
+"""``open_session(table_id, peer, link_base, socket, member)``: the owner's game session for a relayed
+socket (``member``: the signed-in player the edge read from the session cookie), or None when the table is
+not (or no longer) owned here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +107,18 @@ class EdgeSide:
         self._ids = itertools.count(1)
         bus.edge = self
 
-    def open(self, owner: str, table_id: str, peer: str, link_base: str) -> EdgeSession:
-        """A session relaying a new client socket to ``owner``; give it its socket with :meth:`attach`."""
+    def open(
+        self, owner: str, table_id: str, peer: str, link_base: str, member: Member | None = None
+    ) -> EdgeSession:
+        """A session relaying a new client socket to ``owner``; give it its socket with :meth:`attach`.
+        ``member``: the signed-in player, as this edge read the session cookie (the owner trusts its peer)."""
         session = EdgeSession(self, next(self._ids), owner)
         self.sessions[session.id] = session
         self.bus.touch(owner)
-        self.forward(session, OPEN, json.dumps({"table": table_id, "peer": peer, "link": link_base}))
+        info: dict[str, object] = {"table": table_id, "peer": peer, "link": link_base}
+        if member is not None:
+            info["member"] = [member.id, member.nickname]
+        self.forward(session, OPEN, json.dumps(info))
         return session
 
     def attach(self, session: EdgeSession, ws: WebSocket) -> None:
@@ -308,10 +316,12 @@ class OwnerSide:
         try:
             info = json.loads(body)
             table_id, peer, base = str(info["table"]), str(info["peer"]), str(info["link"])
-        except (ValueError, KeyError, TypeError):
+            raw = info.get("member")
+            member = None if raw is None else Member(str(raw[0]), str(raw[1]))
+        except (ValueError, KeyError, TypeError, IndexError):
             self.close(link, CLOSE_RESTART, "bad relayed open")
             return
-        session = await self.open_session(table_id, peer, base, link.socket)
+        session = await self.open_session(table_id, peer, base, link.socket, member)
         if session is None:
             # Not ours (any more): the client comes back through the front, which finds the owner.
             self.close(link, CLOSE_RESTART, "table moved")

@@ -45,7 +45,7 @@ def _refusal(err: AccountError) -> web.Response:
     return response
 
 
-def _answers(view: Callable[[web.Request], Awaitable[web.Response]]) -> Handler:
+def answers(view: Callable[[web.Request], Awaitable[web.Response]]) -> Handler:
     """Turns the refusals a view raises into their JSON answers."""
 
     async def handler(request: web.Request) -> web.Response:
@@ -102,7 +102,7 @@ async def current(request: web.Request) -> Account | None:
     return await accounts.call(accounts.session, request.cookies.get(COOKIE))
 
 
-async def _signed_in(request: web.Request) -> Account:
+async def signed_in(request: web.Request) -> Account:
     account = await current(request)
     if account is None:
         raise AccountError("not_signed_in", "sign in first", status=401)
@@ -216,14 +216,14 @@ async def _signout(request: web.Request) -> web.Response:
 
 async def _signout_all(request: web.Request) -> web.Response:
     site_of(request)
-    account = await _signed_in(request)
+    account = await signed_in(request)
     accounts = request.app[ACCOUNTS_KEY]
     count = await accounts.call(accounts.sign_out_everywhere, account)
     return _forget_cookie(web.json_response({"signed_out": count}))
 
 
 async def _me(request: web.Request) -> web.Response:
-    account = await _signed_in(request)
+    account = await signed_in(request)
     accounts = request.app[ACCOUNTS_KEY]
     keys = await accounts.call(accounts.store.credentials, account.id)
     left = await accounts.call(accounts.store.recovery_codes_left, account.id)
@@ -240,14 +240,14 @@ async def _me(request: web.Request) -> web.Response:
 
 async def _passkey_options(request: web.Request) -> web.Response:
     site = site_of(request)
-    account = await _signed_in(request)
+    account = await signed_in(request)
     accounts = request.app[ACCOUNTS_KEY]
     return _ceremony(await accounts.call(accounts.passkey_options, site, account))
 
 
 async def _add_passkey(request: web.Request) -> web.Response:
     site = site_of(request)
-    account = await _signed_in(request)
+    account = await signed_in(request)
     body = await _body(request)
     accounts = request.app[ACCOUNTS_KEY]
     cred = await accounts.call(
@@ -258,7 +258,7 @@ async def _add_passkey(request: web.Request) -> web.Response:
 
 async def _rename_passkey(request: web.Request) -> web.Response:
     site_of(request)
-    account = await _signed_in(request)
+    account = await signed_in(request)
     body = await _body(request)
     accounts = request.app[ACCOUNTS_KEY]
     await accounts.call(accounts.rename_passkey, account, body.get("id"), body.get("name"))
@@ -267,7 +267,7 @@ async def _rename_passkey(request: web.Request) -> web.Response:
 
 async def _remove_passkey(request: web.Request) -> web.Response:
     site_of(request)
-    account = await _signed_in(request)
+    account = await signed_in(request)
     body = await _body(request)
     accounts = request.app[ACCOUNTS_KEY]
     await accounts.call(accounts.remove_passkey, account, body.get("id"))
@@ -294,7 +294,7 @@ async def _recover(request: web.Request) -> web.Response:
 
 async def _claim_view(request: web.Request) -> web.Response:
     site_of(request)
-    account = await _signed_in(request)
+    account = await signed_in(request)
     body = await _body(request)
     return web.json_response({"claimed": await _claim(request, account, body.get("seats"))})
 
@@ -317,8 +317,8 @@ def add_routes(app: web.Application) -> None:
         "claim": _claim_view,
     }
     for path, view in post.items():
-        app.router.add_post(f"/api/account/{path}", _answers(view))
-    app.router.add_get("/api/account", _answers(_me))
+        app.router.add_post(f"/api/account/{path}", answers(view))
+    app.router.add_get("/api/account", answers(_me))
 
 
 __all__ = ["COOKIE", "Accounts", "add_routes", "current", "site_of"]

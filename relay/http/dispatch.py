@@ -137,4 +137,7 @@ async def _seat_or_watch(
             except RelayError as err:
                 raise _Refusal(m.id, err.code, err.message) from err
         case wire.Join(name=str(name)):
-            await referee.seating.join_by_name(table, conn, name, m.id, t0)
+            try:
+                await referee.seating.join_by_name(table, conn, name, m.id, t0)
+            except RelayError as err:
+                raise _Refusal(m.id, err.code, err.message) from err

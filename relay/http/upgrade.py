@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import sys
 
 from aiohttp import web
 
+from relay.http.accounts import COOKIE, current
 from relay.http.keys import CONFIG_KEY, EDGE_KEY, HUB_KEY, LIMITS_KEY, LOCATE_KEY, REFEREE_KEY
 from relay.http.middlewares import forwarded_for, json_error, origin_allowed
 from relay.http.session import GameSession
@@ -17,6 +19,7 @@ from relay.http.ws import HandshakeError, WebSocket, handshake_reply
 from relay.journal import JournalUnavailable
 from relay.journal.sqlite import StoreError
 from relay.tables import Conn
+from relay.tables.table import Member
 
 log = logging.getLogger("lexio.relay")
 
@@ -72,9 +75,10 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     # the one interned string.
     link_base = sys.intern(link_base_of(request))
     client = config.client_address(request.remote, forwarded_for(request))
+    member = await _member(request)
     if owner is not None:
         edge = request.app[EDGE_KEY]
-        relayed = edge.open(owner, request.match_info["table_id"], client, link_base)
+        relayed = edge.open(owner, request.match_info["table_id"], client, link_base, member)
         sock = WebSocket(
             relayed, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT, max_output=config.output_cap_kib * 1024
         )
@@ -86,10 +90,23 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     sock = WebSocket(
         session, request.app[HUB_KEY], max_size=HARD_FRAME_LIMIT, max_output=config.output_cap_kib * 1024
     )
-    session.conn = Conn(sock, sys.intern(client))
+    session.conn = Conn(sock, sys.intern(client), member)
     referee.sockets += 1
     _take_over(request, transport, sock, reply)
     return _Switched(status=101)
+
+
+async def _member(request: web.Request) -> Member | None:
+    """The signed-in player of the socket (the session cookie sent with the upgrade); None: a guest (no
+    cookie, or one that is unknown, revoked or expired; accounts unreachable: the player plays as a guest)."""
+    if COOKIE not in request.cookies:
+        return None
+    try:
+        account = await current(request)
+    except (sqlite3.Error, JournalUnavailable):
+        log.exception("accounts unavailable at a socket's upgrade")
+        return None
+    return None if account is None else Member(account.id, account.nickname)
 
 
 def _take_over(request: web.Request, transport: asyncio.Transport, sock: WebSocket, reply: bytes) -> None:

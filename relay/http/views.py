@@ -13,6 +13,7 @@ from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
 import engine
 from relay.http.keys import BUS_KEY, CONFIG_KEY, LIMITS_KEY, METRICS_KEY, REFEREE_KEY
 from relay.http.limits import address_key
+from relay.http.lobby import live_games
 from relay.http.middlewares import forwarded_for, json_error
 from relay.journal import JournalUnavailable
 from relay.metrics import Readings
@@ -113,7 +114,8 @@ async def list_tables(request: web.Request) -> web.Response:
                 "free": 4 - len(summary["seats"]),
             }
         )
-    return web.json_response({"tables": out})
+    # Issue 27: the public games in progress to watch, the top game first (relay/http/lobby.py).
+    return web.json_response({"tables": out, "live": await live_games(referee)})
 
 
 async def _read_table(referee: Referee, table_id: str) -> Table | None:

@@ -1,9 +1,10 @@
 """``lexio export-journal --from FILE --to postgresql://...``: copy a SQLite journal into PostgreSQL.
 
-Every table of the SQLite file (the journal's events, tables and rematch links, and whatever else the relay
-keeps beside them) is copied row for row into the PostgreSQL schema the relay itself creates and migrates
-(relay.journal.postgres), in one transaction: an error leaves the target as it was. The target must hold no
-row yet (a second run is refused, never doubling or mixing journals); the copy is checked by counting rows.
+Every table of the SQLite file (the journal's events, tables and rematch links, the players' accounts,
+and whatever else the relay keeps beside them) is copied row for row into the PostgreSQL schema the relay
+itself creates and migrates (relay.journal.postgres, relay.accounts.db), in one transaction: an error leaves
+the target as it was. The target must hold no row yet (a second run is refused, never doubling or mixing
+journals); the copy is checked by counting rows.
 
 The SQLite file is opened read-only; stop the relay writing it first, or the copy may miss its last commits.
 """
@@ -20,6 +21,9 @@ from pathlib import Path
 from psycopg import Connection, sql
 from psycopg.rows import TupleRow
 
+from relay.accounts.db import SCHEMA as ACCOUNTS_SCHEMA
+from relay.accounts.db import PostgresDb
+from relay.accounts.db import migrate as migrate_accounts
 from relay.journal.base import is_postgres_url, redact_url
 from relay.journal.postgres import MIGRATION_LOCK, PostgresStore
 from relay.journal.sqlite import MIGRATIONS as SQLITE_MIGRATIONS
@@ -66,10 +70,23 @@ def export_journal(source: Path, target: str) -> list[Copied]:
                 raise ExportError(
                     "newer_source", f"{source}: schema version {version}, this lexio knows up to {known}"
                 )
-        names = [n for n in names if n != "schema_version"]
+        if "accounts_schema" in names:
+            version = int(src.execute("SELECT COALESCE(MAX(version), 0) FROM accounts_schema").fetchone()[0])
+            if version > len(ACCOUNTS_SCHEMA):
+                raise ExportError(
+                    "newer_source",
+                    f"{source}: accounts schema version {version}, this lexio knows {len(ACCOUNTS_SCHEMA)}",
+                )
+        names = [n for n in names if n not in ("schema_version", "accounts_schema")]
         # Exclusive: never copy into a journal a relay is serving.
         store = PostgresStore(target, min_size=1, max_size=1, exclusive=True)
         try:
+            # The players' accounts go with their games: their tables are made as the relay makes them.
+            accounts = PostgresDb(target)
+            try:
+                migrate_accounts(accounts)
+            finally:
+                accounts.close()
             return _copy(src, names, store, target)
         finally:
             store.close()

@@ -449,6 +449,13 @@ class PostgresStore:
             rows = conn.execute(_OPEN_TABLES, (created_since_ms, DEAD_AFTER_SECONDS, limit)).fetchall()
         return [_table_row(r) for r in rows]
 
+    def live_tables(self, *, limit: int = 20) -> list[TableRow]:
+        """Public games in progress that a live node serves, last played first (the lobby's games to
+        watch, issue 27)."""
+        with self._transaction() as conn:
+            rows = conn.execute(_LIVE_TABLES, (DEAD_AFTER_SECONDS, limit)).fetchall()
+        return [_table_row(r) for r in rows]
+
     def owner(self, table_id: str) -> tuple[str | None, int] | None:
         """(owning node or None, epoch) of a table, or None if there is no such table."""
         with self._transaction() as conn:
@@ -582,6 +589,13 @@ WHERE t.public = 1 AND t.status IN ('empty', 'waiting')
   AND (t.created_ms >= %s OR EXISTS (
       SELECT 1 FROM nodes n WHERE n.node_id = t.owner AND n.heartbeat_at > now() - make_interval(secs => %s)))
 ORDER BY t.created_ms DESC LIMIT %s
+"""
+_LIVE_TABLES = """
+SELECT t.id, t.created_ms, t.public, t.status, t.updated_ms FROM tables t
+WHERE t.public = 1 AND t.status = 'playing'
+  AND EXISTS (
+      SELECT 1 FROM nodes n WHERE n.node_id = t.owner AND n.heartbeat_at > now() - make_interval(secs => %s))
+ORDER BY t.updated_ms DESC LIMIT %s
 """
 _REMATCH_SELECT = "SELECT old_id, new_id, by_seat, link, bots, created_ms FROM rematches"
 

@@ -60,6 +60,12 @@ class Hosting(Protocol):
     async def open_tables(self) -> list[Table]:
         """The public tables waiting for players, newest first."""
 
+    async def live_tables(self) -> list[Table]:
+        """The public games in progress (the lobby's games to watch), newest first."""
+
+    def watchers_known(self, table: Table) -> bool:
+        """Whether this relay counts ``table``'s watchers (it serves it; another node's are not known)."""
+
     async def read_table(self, table_id: str) -> Table | None:
         """A live table, or a finished one rebuilt from the journal (not kept)."""
 
@@ -117,6 +123,12 @@ class SingleHost:
     async def open_tables(self) -> list[Table]:
         return self.registry.open_tables()
 
+    async def live_tables(self) -> list[Table]:
+        return self.registry.live_tables()
+
+    def watchers_known(self, table: Table) -> bool:
+        return True
+
     async def read_table(self, table_id: str) -> Table | None:
         return self.registry.read_table(table_id)
 
@@ -164,6 +176,12 @@ class ClusterHost:
 
     async def open_tables(self) -> list[Table]:
         return await self.ownership.open_tables()
+
+    async def live_tables(self) -> list[Table]:
+        return await self.ownership.live_tables()
+
+    def watchers_known(self, table: Table) -> bool:
+        return self.ownership.referee.tables.get(table.id) is table
 
     async def read_table(self, table_id: str) -> Table | None:
         return await self.ownership.read_table(table_id)

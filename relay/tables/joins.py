@@ -28,6 +28,16 @@ class Seating:
         self.tell = broadcaster
 
     async def join_by_name(self, table: Table, conn: Conn, name: str, msg_id: str | None, t0: float) -> None:
+        """Sits a person: a signed-in player under their nickname (the name typed is not used), a guest
+        under ``name`` unless it is a registered nickname. Raises RelayError ``name_registered``."""
+        member = conn.member
+        if member is not None:
+            name = member.nickname
+        elif await self.s.members.registered(name):
+            raise RelayError(
+                "name_registered",
+                f"{name.strip()[:24]!r} is a registered player's name: sign in, or pick another",
+            )
         token = secrets.token_urlsafe(24)
 
         def welcome() -> None:
@@ -37,7 +47,7 @@ class Seating:
             self.tell.presence_changed(table, clock_changed=False)
 
         def commands(t: Table) -> list[engine.Command]:
-            joins: list[engine.Command] = [engine.Join(name)]
+            joins: list[engine.Command] = [engine.Join(name, account=member.id if member else None)]
             if t.rematch_bots and t.seat_count() == 0 and t.status in ("empty", "waiting"):
                 # The new table of a rematch: the old table's computer players sit right after the first
                 # person (seat 0 can start the game; a bot could not), in their old order.
@@ -59,6 +69,8 @@ class Seating:
             t0=t0,
             after=welcome,
         )
+        if member is not None and conn.seat is not None and conn.table is table:
+            await self.s.members.seated(table.id, conn.seat, member.id)
 
     async def join_by_token(self, table: Table, conn: Conn, token: str, msg_id: str | None) -> None:
         async with table.lock:

@@ -19,6 +19,9 @@ from relay.tables.table import (
     log,
 )
 
+# Games in progress the lobby lists (each costs a journal read when it changed: see relay/http/lobby.py).
+LIVE_MAX = 20
+
 
 class Registry:
     """Creating tables, finding them, and rebuilding them from their journal."""
@@ -156,7 +159,8 @@ class Registry:
         now = self.s.now_ms()
         out = []
         for t in self.tables.values():
-            if not t.public or t.status not in ("waiting", "empty") or t.seat_count() >= 4:
+            # Nobody seated: nobody to play with, and no name to show (issue 27: "— 4 free seats").
+            if not t.public or t.status not in ("waiting", "empty") or not 0 < t.seat_count() < 4:
                 continue
             if t.conns or t.watchers:
                 out.append(t)
@@ -166,6 +170,13 @@ class Registry:
                 out.append(t)
         out.sort(key=lambda t: t.created_ms, reverse=True)
         return out[:100]
+
+    def live_tables(self) -> list[Table]:
+        """The public games in progress here, newest first (the lobby ranks them and keeps the first
+        LIVE_MAX: the top game may be an old one)."""
+        out = [t for t in self.tables.values() if t.public and t.status == "playing"]
+        out.sort(key=lambda t: t.created_ms, reverse=True)
+        return out
 
     def counts_by_state(self) -> dict[str, int]:
         counts: dict[str, int] = {}

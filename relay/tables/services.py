@@ -24,6 +24,8 @@ from relay.tables.table import (
     _SYSTEM_RANDOM,
     FULL_STATE_CACHE,
     Clock,
+    Members,
+    NoMembers,
     Table,
     elide_journal,
     wall_clock_ms,
@@ -56,6 +58,8 @@ class TableServices:
         self.now_ms = now_ms
         self.metrics = metrics or Metrics()
         self.bot_driver = bot_driver
+        # Signed-in players (relay/accounts): set by the app once the accounts are open.
+        self.members: Members = NoMembers()
         # Every live table by id: the registry adds and drops them; the others only look them up.
         self.tables: dict[str, Table] = {}
         self.closed = False

@@ -103,6 +103,43 @@ class Socket(Protocol):
     async def close(self, *, code: int = 1000, message: bytes = b"") -> bool: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Member:
+    """The signed-in player behind a connection (relay/accounts): their account id and nickname."""
+
+    id: str
+    nickname: str
+
+
+class Members(Protocol):
+    """What the tables ask of the accounts (relay/accounts/service.py: AccountsForTables)."""
+
+    async def registered(self, name: str) -> bool:
+        """Whether ``name`` is a registered nickname (ignoring case and accents): a guest may not take it."""
+        ...
+
+    async def seated(self, table_id: str, seat: int, account_id: str) -> None:
+        """A signed-in player sat at ``seat``: the seat is the account's (their history)."""
+        ...
+
+    async def game_ended(self, table_id: str, state: engine.GameState) -> None:
+        """A game ended (``state``: its full fold, events kept): its seats' rows join the history."""
+        ...
+
+
+class NoMembers:
+    """No accounts (tests of the tables alone): every name is free."""
+
+    async def registered(self, name: str) -> bool:
+        return False
+
+    async def seated(self, table_id: str, seat: int, account_id: str) -> None:
+        return None
+
+    async def game_ended(self, table_id: str, state: engine.GameState) -> None:
+        return None
+
+
 class Conn:
     """One WebSocket connection: its seat (None: spectator or not joined) and its outbound frames.
 
@@ -111,11 +148,12 @@ class Conn:
     (it can rejoin and resync). No sender task per socket: thousands of them would cost memory.
     """
 
-    __slots__ = ("chat_times", "closing", "joined", "peer", "seat", "table", "ws")
+    __slots__ = ("chat_times", "closing", "joined", "member", "peer", "seat", "table", "ws")
 
-    def __init__(self, ws: Socket, peer: str) -> None:
+    def __init__(self, ws: Socket, peer: str, member: Member | None = None) -> None:
         self.ws = ws
         self.peer = peer
+        self.member = member  # the signed-in player (their session cookie at the upgrade); None: a guest
         self.seat: int | None = None
         self.joined = False
         self.table: Table | None = None

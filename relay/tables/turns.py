@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 import engine
@@ -16,6 +17,8 @@ from relay.tables.table import (
     Table,
     hash_token,
 )
+
+log = logging.getLogger("lexio.relay")
 
 
 class Turns:
@@ -145,10 +148,20 @@ class Turns:
             events=",".join(type(e).__name__ for e in events),
             seq=int(state.version),
         )
+        if changed == "ended":
+            await self._record_end(table)
         if after is not None:
             after()  # still under the lock: nothing can reach the table in between
         self.after_step(table)
         return events
+
+    async def _record_end(self, table: Table) -> None:
+        # After the end is committed: a failure here loses nothing (the history is filled in from the
+        # journal at the next start, relay/accounts/history.py) and must not fail the action.
+        try:
+            await self.s.members.game_ended(table.id, self.s.full_state(table))
+        except Exception:
+            log.exception("cannot record a game's history", extra={"fields": {"table": table.id}})
 
 
 def _track(table: Table, ev: engine.Event, th: str | None, conn: Conn | None) -> None:

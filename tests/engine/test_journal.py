@@ -46,6 +46,7 @@ SAMPLES = [
     TimedOut(1, at=9),
     Rejected(0, (Tile("G8", "Z"),), ("AZ",), at=10),
     GameEnded("out", (5, -5), ("", "K?"), (20, -5), (0,), at=11),
+    SeatJoined(2, "Éloïse", None, at=12, account="acc-1"),
 ]
 
 
@@ -59,6 +60,19 @@ def test_events_round_trip_through_json_with_a_schema_version(event: object) -> 
     assert d["schema"] == SCHEMA_VERSION and EVENT_TYPES[d["type"]] is type(event)
     text = json.dumps(d)
     assert event_from_dict(json.loads(text)) == event
+
+
+def test_a_guests_seat_keeps_its_journaled_form_and_an_accounts_seat_says_whose_it_is() -> None:
+    # Journals written before accounts have no "account" key: they read back as guests' seats, unchanged.
+    guest = {"schema": 1, "type": "seat_joined", "seat": 0, "name": "Zoé", "bot": None, "at": 2}
+    assert event_to_dict(SeatJoined(0, "Zoé", None, at=2)) == guest
+    assert event_from_dict(guest) == SeatJoined(0, "Zoé", None, at=2)
+    member = event_to_dict(SeatJoined(0, "Éloïse", None, at=2, account="acc-1"))
+    assert member["account"] == "acc-1" and event_from_dict(member).account == "acc-1"
+    state = replay([TableCreated("lexio", 120, at=1), SeatJoined(0, "Éloïse", None, at=2, account="acc-1"),
+                    SeatJoined(1, "Zoé", None, at=3)])  # fmt: skip
+    seats = view(state, None, now_ms=4)["seats"]
+    assert seats[0]["account"] is True and "account" not in seats[1]
 
 
 def test_the_dict_form_holds_only_json_types() -> None:

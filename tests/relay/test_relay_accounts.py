@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from accountkit import Browser
 from harness.authenticator import Passkey
-from relaykit import FakeClock, Player, RunningRelay, create_table, start_relay
+from relaykit import FakeClock, Player, RunningRelay, create_table, start_relay, wait_until
 
 import relay.accounts.service as service
 from relay.accounts.errors import AccountError
@@ -367,3 +367,37 @@ async def test_signing_up_claims_the_guest_seats_whose_tokens_the_browser_holds(
         await second.close()
         await guest.close()
         await rival.close()
+
+
+# -- at the table --------------------------------------------------------------------------------------------
+async def test_a_signed_in_player_sits_under_their_nickname_as_an_account_and_the_seat_is_theirs(
+    site: RunningRelay, browser: Browser
+) -> None:
+    await browser.signup("Éloïse")
+    table_id = await create_table(browser.session, site)
+    member = await Player.connect(browser.session, site, table_id)  # the upgrade carries the cookie
+    await member.join("whatever is typed")
+    snap = next(f for f in member.frames if f["type"] == "snapshot")
+    [seat] = snap["view"]["seats"]
+    assert seat["name"] == "Éloïse" and seat["account"] is True
+    accounts = site.app[service_key()]
+    account = accounts.store.by_nickname(fold("eloise"))
+    assert account is not None
+    # Claimed right after the seat is taken (with PostgreSQL, in a worker thread): soon after the welcome.
+    await wait_until(lambda: accounts.store.seats(account.id) == [(table_id, 0)])
+    await member.close()
+
+
+async def test_a_guest_may_not_take_a_registered_nickname_at_a_table(
+    site: RunningRelay, browser: Browser, other: Browser
+) -> None:
+    await browser.signup("Éloïse")
+    table_id = await create_table(other.session, site)
+    guest = await Player.connect(other.session, site, table_id)
+    for name in ("eloise", "ÉLOÏSE"):
+        answer = await guest.send({"type": "join", "name": name})
+        assert answer["type"] == "error" and answer["code"] == "name_registered", answer
+    await guest.join("Éloïse 2")  # a guest's name may still look alike; only the nickname itself is kept
+    snap = next(f for f in guest.frames if f["type"] == "snapshot")
+    assert "account" not in snap["view"]["seats"][0]
+    await guest.close()

@@ -86,3 +86,28 @@ async def test_the_default_driver_analyses_in_its_worker_process(
     finally:
         await relay.stop()
         bots.close()
+
+
+async def test_each_analysed_move_shows_the_rack_the_seat_held_and_only_its_own(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    relay = await start_relay(tmp_path, bot_driver=MoveGenDriver(short_wordlist()))
+    try:
+        _, players = await seated_game(session, relay)
+        # Each seat's own dealt rack, as the start's event gives it (the others' are never sent to it).
+        dealt = []
+        for p in players:
+            events = [f["event"] for f in p.frames if f["type"] == "event"]
+            dealt.append(next(e["rack"] for e in events if e["type"] == "game_started"))
+        await place_once_then_pass_to_end(players)
+        for seat, p in enumerate(players):
+            ack = await p.send({"type": "analyse"}, timeout=30)
+            moves = analysis_frame(p, ack["id"])["moves"]
+            # The first move of each seat is made with the rack it was dealt.
+            assert sorted(moves[0]["rack"]) == sorted(dealt[seat])
+            assert sorted(moves[0]["rack"]) != sorted(dealt[1 - seat])
+            assert all(isinstance(m["rack"], str) and 0 < len(m["rack"]) <= 7 for m in moves)
+        for p in players:
+            await p.close()
+    finally:
+        await relay.stop()

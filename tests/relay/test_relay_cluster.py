@@ -306,6 +306,7 @@ async def test_every_relay_lists_the_open_tables_of_the_whole_cluster(
         host = await Player.connect(session, a, served)
         await host.join("Hôte")  # claimed by A
         fresh = await create_table(session, b, turn_seconds=120, public=True)  # nobody claimed it yet
+        # Issue 27: nobody sits at it yet either, so it is not listed (nobody to play with, no name).
         hidden = await create_table(session, b, turn_seconds=120, public=False)
 
         async def listed(relay: Any) -> list[str]:
@@ -315,11 +316,35 @@ async def test_every_relay_lists_the_open_tables_of_the_whole_cluster(
 
         for relay in (a, b):
             ids = await listed(relay)
-            assert served in ids and fresh in ids and hidden not in ids, (relay.url, ids)
+            assert served in ids and fresh not in ids and hidden not in ids, (relay.url, ids)
         async with session.get(f"{b.url}/api/tables") as resp:
             entry = next(t for t in (await resp.json())["tables"] if t["id"] == served)
         assert [s["name"] for s in entry["seats"]] == ["Hôte"] and entry["free"] == 3
         await host.close()
+
+
+async def test_every_relay_lists_the_games_in_progress_of_the_whole_cluster(
+    tmp_path: Path, pg_url: str, redis: RedisServer
+) -> None:
+    """Issue 27: the lobby's games to watch, whichever relay answers; the watcher count where it is known
+    (the node serving the game), null elsewhere."""
+    async with two_relays(tmp_path, pg_url, redis.url) as (a, b, session):
+        game, players = await seated_game(session, a, turn_seconds=120, public=True)
+        _private, private_players = await seated_game(session, a, turn_seconds=120, public=False)
+        assert (await players[0].send({"type": "pass"}))["type"] == "ack"
+
+        async def live(relay: Any) -> list[dict[str, Any]]:
+            async with session.get(relay.url + "/api/tables") as resp:
+                assert resp.status == 200
+                return list((await resp.json())["live"])
+
+        here, there = await live(a), await live(b)
+        assert [g["id"] for g in here] == [game] and [g["id"] for g in there] == [game]
+        assert here[0]["watchers"] == 0 and there[0]["watchers"] is None
+        for entry in (here[0], there[0]):
+            assert [s["name"] for s in entry["seats"]] == ["P0", "P1"] and entry["move"] == 2
+        for p in [*players, *private_players]:
+            await p.close()
 
 
 async def test_metrics_count_the_group_commits_transactions_and_the_appends_they_carried(

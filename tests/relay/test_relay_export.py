@@ -13,9 +13,13 @@ from typing import Any
 import aiohttp
 import psycopg
 import pytest
+from accountkit import Browser
 from relaykit import Player, play_to_end, seated_game, start_relay
 
 import engine
+from relay.accounts.db import PostgresDb
+from relay.accounts.nicknames import fold
+from relay.accounts.store import AccountStore
 from relay.cli import main as lexio
 from relay.journal import Journal
 from relay.journal.postgres import PostgresStore
@@ -48,6 +52,11 @@ async def _write_sqlite_journal(tmp_path: Path) -> tuple[Path, str, list[str | N
             for p in live:
                 await p.wait_seq(live[0].seq)
             tokens = [p.token for p in live]
+            member = Browser.at(relay.url)
+            try:  # a player who signed up and claimed their seat: accounts go with the games
+                await member.signup("Exporté", seats=[{"table": live_id, "token": str(tokens[0])}])
+            finally:
+                await member.close()
             for p in [*players, *live]:
                 await p.close()
     finally:
@@ -81,6 +90,13 @@ async def test_an_exported_journal_replays_to_the_same_states_and_a_relay_plays_
     finally:
         sqlite.close()
         pg.close()
+    accounts = AccountStore(PostgresDb(pg_url))
+    try:
+        member = accounts.by_nickname(fold("exporte"))
+        assert member is not None and member.nickname == "Exporté"
+        assert accounts.seats(member.id) == [(live_id, 0)] and len(accounts.credentials(member.id)) == 1
+    finally:
+        accounts.db.close()
 
     # A relay on the PostgreSQL journal restores the live table and its seats' tokens, and the game goes on.
     relay = await start_relay(tmp_path / "b", journal_url=pg_url)

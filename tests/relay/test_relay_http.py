@@ -226,7 +226,10 @@ async def test_the_word_list_is_never_served(web_relay: RunningRelay, session: a
             assert b"MAISON" not in body.upper() or b"<title>" in body
     # No route answers "is this a word" outside a submitted play: only the WebSocket place frame looks up.
     routes = {r.resource.canonical for r in web_relay.app.router.routes() if r.resource is not None}
-    accounts = {"/api/account"} | {
+    accounts = {"/api/account", "/api/account/games"} | {
+        "/api/users/{nickname}",
+        "/api/users/{nickname}/versus/{other}",
+    } | {
         f"/api/account/{p}"
         for p in ("signup/options", "signup", "signin/options", "signin", "signout", "signout-all", "claim",
                   "passkeys/options", "passkeys", "passkeys/rename", "passkeys/remove", "recover/options",

@@ -52,12 +52,17 @@ async def test_a_public_table_nobody_is_connected_to_leaves_the_open_list_within
     assert left not in ids and kept in ids
 
 
-async def test_a_fresh_table_is_listed_until_its_creator_arrives_but_not_for_30_s_without_them(
+async def test_a_table_nobody_sits_at_is_never_listed_and_leaves_the_list_as_soon_as_its_creator_leaves(
     relay: RunningRelay, session: aiohttp.ClientSession, clock: FakeClock
 ) -> None:
+    """Issue 27: a nameless table ("— 4 free seats") offers nobody to play with."""
     table_id = await create_table(session, relay, turn_seconds=60, public=True)
+    assert table_id not in await listed(session, relay)
+    host = await Player.connect(session, relay, table_id)
+    await host.join("Hôte")
     assert table_id in await listed(session, relay)
-    clock.advance(30_000)
+    await host.send({"type": "leave", "id": "l1"})
+    await until(lambda: relay.referee.tables[table_id].seat_count() == 0)
     assert table_id not in await listed(session, relay)
 
 

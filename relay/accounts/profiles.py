@@ -1,0 +1,183 @@
+"""Profiles: what the history (relay/accounts/history.py) says of one account, and its live games.
+
+Every query reads ``game_players`` through ``seat_accounts``: an account's games are the seats it claimed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from relay.accounts.db import Db
+from relay.accounts.history import PAGE, SeatResult
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    games: int
+    wins: int
+    average: float | None
+    best_score: int | None
+    best_play: tuple[str, int] | None
+    bingos: int
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One seat of a finished game as a profile lists it (``nickname``: the account that claimed it)."""
+
+    seat: int
+    name: str
+    bot: str | None
+    score: int
+    won: bool
+    nickname: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    table_id: str
+    ended_ms: int
+    seat: int
+    players: tuple[Player, ...]
+
+    @property
+    def me(self) -> Player:
+        return next(p for p in self.players if p.seat == self.seat)
+
+    @property
+    def result(self) -> str:
+        """``win``, ``draw`` (a shared top score) or ``loss``."""
+        me = self.me
+        if not me.won:
+            return "loss"
+        return "draw" if any(p.won and p.seat != me.seat for p in self.players) else "win"
+
+
+_COLUMNS = (
+    "table_id, seat, name, bot, score, rank, won, bingos, best_word, best_score, moves, ended_ms, variant"
+)
+
+
+class Profiles:
+    """Queries; each method is one transaction (raises as relay.accounts.store.AccountStore)."""
+
+    def __init__(self, db: Db) -> None:
+        self.db = db
+
+    # -- writing the history --------------------------------------------------------------------------------
+    def add_results(self, rows: Sequence[SeatResult]) -> None:
+        """Records a finished game's rows; a game already recorded is left as it is."""
+        with self.db.transaction() as tx:
+            for r in rows:
+                tx.run(
+                    f"INSERT INTO game_players ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT DO NOTHING",
+                    (r.table_id, r.seat, r.name, r.bot, r.score, r.rank, int(r.won), r.bingos, r.best_word,
+                     r.best_score, r.moves, r.ended_ms, r.variant),
+                )  # fmt: skip
+
+    def unrecorded_ended(self, limit: int) -> list[str]:
+        """Ended tables of the journal without history rows (oldest first)."""
+        with self.db.transaction() as tx:
+            rows = tx.rows(
+                "SELECT t.id FROM tables t WHERE t.status = 'ended'"
+                " AND NOT EXISTS (SELECT 1 FROM game_players g WHERE g.table_id = t.id)"
+                " ORDER BY t.updated_ms LIMIT ?",
+                (limit,),
+            )
+        return [str(r[0]) for r in rows]
+
+    # -- reading a profile ----------------------------------------------------------------------------------
+    def stats(self, account_id: str) -> Stats:
+        with self.db.transaction() as tx:
+            n, wins, avg, top, bingos = tx.rows(
+                "SELECT COUNT(*), COALESCE(SUM(g.won), 0), AVG(g.score), MAX(g.score),"
+                " COALESCE(SUM(g.bingos), 0) FROM game_players g"
+                " JOIN seat_accounts s ON s.table_id = g.table_id AND s.seat = g.seat WHERE s.account_id = ?",
+                (account_id,),
+            )[0]
+            best = tx.rows(
+                "SELECT g.best_word, g.best_score FROM game_players g"
+                " JOIN seat_accounts s ON s.table_id = g.table_id AND s.seat = g.seat"
+                " WHERE s.account_id = ? AND g.best_score IS NOT NULL"
+                " ORDER BY g.best_score DESC, g.ended_ms LIMIT 1",
+                (account_id,),
+            )
+        return Stats(
+            games=int(n),
+            wins=int(wins),
+            average=None if avg is None else round(float(avg), 1),
+            best_score=None if top is None else int(top),
+            best_play=(str(best[0][0]), int(best[0][1])) if best else None,
+            bingos=int(bingos),
+        )
+
+    def games(self, account_id: str, page: int, *, versus: str | None = None) -> tuple[list[Game], bool]:
+        """One page of the account's finished games, newest first, and whether there are more; ``versus``:
+        only those against that account."""
+        sql = (
+            "SELECT g.table_id, g.seat, g.ended_ms FROM game_players g"
+            " JOIN seat_accounts s ON s.table_id = g.table_id AND s.seat = g.seat WHERE s.account_id = ?"
+        )
+        params: list[object] = [account_id]
+        if versus is not None:
+            sql += (
+                " AND EXISTS (SELECT 1 FROM seat_accounts o"
+                " WHERE o.table_id = g.table_id AND o.account_id = ?)"
+            )
+            params.append(versus)
+        sql += " ORDER BY g.ended_ms DESC, g.table_id LIMIT ? OFFSET ?"
+        params += [PAGE + 1, page * PAGE]
+        with self.db.transaction() as tx:
+            mine = tx.rows(sql, params)
+            more = len(mine) > PAGE
+            mine = mine[:PAGE]
+            players: dict[str, list[Player]] = {str(r[0]): [] for r in mine}
+            if players:
+                marks = ", ".join("?" for _ in players)
+                for r in tx.rows(
+                    "SELECT g.table_id, g.seat, g.name, g.bot, g.score, g.won, a.nickname FROM game_players g"
+                    " LEFT JOIN seat_accounts s ON s.table_id = g.table_id AND s.seat = g.seat"
+                    f" LEFT JOIN accounts a ON a.id = s.account_id WHERE g.table_id IN ({marks})"
+                    " ORDER BY g.table_id, g.seat",
+                    list(players),
+                ):
+                    players[str(r[0])].append(
+                        Player(
+                            int(r[1]),
+                            str(r[2]),
+                            r[3],
+                            int(r[4]),
+                            bool(r[5]),
+                            None if r[6] is None else str(r[6]),
+                        )
+                    )
+        games = [Game(str(r[0]), int(r[2]), int(r[1]), tuple(players[str(r[0])])) for r in mine]
+        return games, more
+
+    def versus(self, account_id: str, other_id: str) -> tuple[int, int, int]:
+        """(wins, draws, losses) of ``account_id`` in the games both accounts played."""
+        wins = draws = losses = 0
+        page = 0
+        while True:
+            games, more = self.games(account_id, page, versus=other_id)
+            for g in games:
+                outcome = g.result
+                wins += outcome == "win"
+                draws += outcome == "draw"
+                losses += outcome == "loss"
+            if not more:
+                return wins, draws, losses
+            page += 1
+
+    def live(self, account_id: str, limit: int = 20) -> list[tuple[str, int, str]]:
+        """(table, seat, status) of the account's games not finished yet, last moved first."""
+        with self.db.transaction() as tx:
+            rows = tx.rows(
+                "SELECT s.table_id, s.seat, t.status FROM seat_accounts s JOIN tables t ON t.id = s.table_id"
+                " WHERE s.account_id = ? AND t.status IN ('waiting', 'playing')"
+                " ORDER BY t.updated_ms DESC LIMIT ?",
+                (account_id, limit),
+            )
+        return [(str(r[0]), int(r[1]), str(r[2])) for r in rows]

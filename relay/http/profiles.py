@@ -1,0 +1,126 @@
+"""Profiles and history (docs/protocol.md, "Profiles"): ``/u/{nickname}``'s data, head-to-head, my games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from relay.accounts.errors import AccountError
+from relay.accounts.nicknames import fold
+from relay.accounts.profiles import Game
+from relay.accounts.store import Account
+from relay.http.accounts import answers, signed_in
+from relay.http.keys import ACCOUNTS_KEY, REFEREE_KEY
+
+MAX_PAGE = 10_000
+
+
+def _game_json(game: Game) -> dict[str, Any]:
+    me = game.me
+    return {
+        "table": game.table_id,
+        "ended_ms": game.ended_ms,
+        "seat": game.seat,
+        "score": me.score,
+        "result": game.result,
+        "players": [
+            {"seat": p.seat, "name": p.name, "bot": p.bot, "score": p.score, "nickname": p.nickname}
+            for p in game.players
+        ],
+        "replay": f"/t/{game.table_id}",
+    }
+
+
+async def _player(request: web.Request, key: str) -> Account:
+    raw = request.match_info[key]
+    accounts = request.app[ACCOUNTS_KEY]
+    account = None if len(raw) > 40 else await accounts.call(accounts.store.by_nickname, fold(raw))
+    if account is None:
+        raise AccountError("no_such_player", "no player has this nickname", status=404)
+    return account
+
+
+def _page(request: web.Request) -> int:
+    raw = request.query.get("page", "0")
+    if not raw.isdigit() or int(raw) > MAX_PAGE:
+        raise AccountError("bad_request", "page is a number of 0 or more")
+    return int(raw)
+
+
+async def _profile(request: web.Request) -> web.Response:
+    account = await _player(request, "nickname")
+    page = _page(request)
+    accounts = request.app[ACCOUNTS_KEY]
+    stats = await accounts.call(accounts.profiles.stats, account.id)
+    games, more = await accounts.call(accounts.profiles.games, account.id, page)
+    best = None if stats.best_play is None else {"word": stats.best_play[0], "score": stats.best_play[1]}
+    return web.json_response(
+        {
+            "nickname": account.nickname,
+            "created_ms": account.created_ms,
+            "stats": {
+                "games": stats.games,
+                "wins": stats.wins,
+                "average": stats.average,
+                "best_score": stats.best_score,
+                "best_play": best,
+                "bingos": stats.bingos,
+            },
+            "games": [_game_json(g) for g in games],
+            "page": page,
+            "more": more,
+        }
+    )
+
+
+async def _versus(request: web.Request) -> web.Response:
+    account = await _player(request, "nickname")
+    other = await _player(request, "other")
+    accounts = request.app[ACCOUNTS_KEY]
+    wins, draws, losses = await accounts.call(accounts.profiles.versus, account.id, other.id)
+    games, _ = await accounts.call(accounts.profiles.games, account.id, 0, versus=other.id)
+    return web.json_response(
+        {
+            "nickname": account.nickname,
+            "other": other.nickname,
+            "wins": wins,
+            "draws": draws,
+            "losses": losses,
+            "games": [_game_json(g) for g in games],
+        }
+    )
+
+
+async def _my_games(request: web.Request) -> web.Response:
+    """A signed-in player's games: those not finished first (with their players now), then the last
+    finished ones."""
+    account = await signed_in(request)
+    accounts, referee = request.app[ACCOUNTS_KEY], request.app[REFEREE_KEY]
+    live = []
+    for table_id, seat, status in await accounts.call(accounts.profiles.live, account.id):
+        table = await referee.services.host.read_table(table_id)
+        if table is None:
+            continue
+        st = table.state
+        live.append(
+            {
+                "table": table_id,
+                "seat": seat,
+                "status": status,
+                "your_turn": st.turn == seat,
+                "players": [
+                    {"seat": i, "name": s.name, "bot": s.bot, "score": s.score}
+                    for i, s in enumerate(st.seats)
+                ],
+                "link": f"/t/{table_id}",
+            }
+        )
+    games, more = await accounts.call(accounts.profiles.games, account.id, 0)
+    return web.json_response({"live": live, "recent": [_game_json(g) for g in games], "more": more})
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/api/users/{nickname}", answers(_profile))
+    app.router.add_get("/api/users/{nickname}/versus/{other}", answers(_versus))
+    app.router.add_get("/api/account/games", answers(_my_games))
