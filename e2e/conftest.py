@@ -3,8 +3,9 @@
 - The relay runs as ``python -m relay serve`` (the production entry) with a temp SQLite file, the built site
   (web/dist), the test word list (e2e/e2e_plan.py) and a test-only bag seed (``--test-seed`` is refused unless
   ``--allow-test-seed`` is given as well: relay/config.py).
-- Every context routes ``**/*``: a request to any host but 127.0.0.1 is aborted and recorded, and the test
-  fails at teardown (the offline guard, issue 6 point 9). WebSockets are watched the same way.
+- Every context routes ``**/*``: a request to any host but 127.0.0.1 (or localhost, where passkeys work) is
+  aborted and recorded, and the test fails at teardown (the offline guard, issue 6 point 9). WebSockets are
+  watched the same way.
 - Tests are plain synchronous functions (sync Playwright cannot run inside an event loop); pytest-asyncio's
   auto mode leaves them alone.
 - A failing test leaves a Playwright trace per context and a screenshot per open page in
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import e2e_artifacts
 from e2e_chromium import CHROMIUM, CHROMIUM_ARGS
 from e2e_plan import Planner, build_word_list
-from e2e_ui import DIST, Guard, Player, Relay
+from e2e_ui import DIST, LOOPBACK, Guard, Player, Relay
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -158,7 +159,7 @@ def players(
 
     yield make
     violations = [v for g in guards for v in g.violations]
-    violations += [u for u in sockets if urlsplit(u).hostname != "127.0.0.1"]
+    violations += [u for u in sockets if urlsplit(u).hostname not in LOOPBACK]
     page_errors = [e for p in made for e in p.errors]
     call = getattr(request.node, "rep_call", None)
     # The checks below fail the test too (at teardown): their failures deserve the same evidence.

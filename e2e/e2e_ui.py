@@ -28,6 +28,8 @@ ARTIFACTS = artifacts_root()
 SEED = 20261130
 # Pyodide boots in each context (no shared cache between contexts): allow for a loaded 2-core machine.
 BOOT_MS = 90_000
+# The hosts a page may reach: the relay, by its address or as localhost (passkeys need a host name).
+LOOPBACK = ("127.0.0.1", "localhost")
 expect.set_options(timeout=20_000)
 
 
@@ -74,12 +76,20 @@ class Relay:
             "1000",
             "--max-pending-per-address",
             "1000",
+            "--account-burst",
+            "1000",
         ]
         self.proc = RelayProcess(args, log=self.log, port=self.port, env=env, cwd=ROOT, start_timeout=30)
 
     @property
     def url(self) -> str:
         return self.proc.url
+
+    @property
+    def local_url(self) -> str:
+        """The same relay as http://localhost:PORT: browsers refuse passkeys (WebAuthn) on an IP address, and
+        localhost is a secure context (issue 29's account screens are tested there)."""
+        return self.proc.url.replace("://127.0.0.1:", "://localhost:", 1)
 
     def start(self) -> None:
         self.proc.start()
@@ -103,6 +113,26 @@ class Relay:
         with urllib.request.urlopen(req, timeout=5) as r:
             return str(json.loads(r.read())["id"])
 
+    def sit(self, table_id: str, name: str) -> None:
+        """Someone sits at the table through a bare socket, then goes (the seat is kept for a while)."""
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
+
+        import aiohttp
+
+        async def go() -> None:
+            async with (
+                aiohttp.ClientSession() as session,
+                session.ws_connect(f"{self.url}/ws/{table_id}", headers={"Origin": self.url}) as ws,
+            ):
+                await ws.send_json({"type": "join", "name": name})
+                while (await ws.receive_json(timeout=10)).get("type") != "welcome":
+                    pass
+
+        # Playwright's own loop runs in this thread: the socket gets a thread (and a loop) of its own.
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, go()).result()
+
     def gcg(self, table_id: str) -> str:
         with urllib.request.urlopen(f"{self.url}/api/tables/{table_id}/gcg", timeout=5) as r:
             return str(r.read().decode())
@@ -111,7 +141,7 @@ class Relay:
 # -- players ---------------------------------------------------------------------------------------
 @dataclass
 class Guard:
-    """Records every request a page makes to a host other than 127.0.0.1."""
+    """Records every request a page makes to a host other than the loopback's (127.0.0.1, localhost)."""
 
     violations: list[str] = field(default_factory=list)
 
@@ -127,7 +157,7 @@ class Guard:
         parts = urlsplit(url)
         if parts.scheme in ("data", "blob", "about"):
             return True
-        return parts.hostname == "127.0.0.1"
+        return parts.hostname in LOOPBACK
 
 
 class Player:

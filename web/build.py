@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -47,6 +48,14 @@ PACKAGES = {
         "sha512-GqM1aonc1N4RTkNZ1zJ8jJk8+i2cqeztZslPsAiQtn+wHHkUX9Z1FgIg4HjCvhBylB68UKmbTVTzOobpgPIMVQ==",
         "b2ca1a0c0956aebd990a7c8524cca1eb061444a8319a7264d2f31ef30bea276a",
     ),
+    # Monochrome emoji (SIL OFL 1.1), for what players type in the chat: a stock Debian Chromium has no emoji
+    # font and drew empty boxes. Split by unicode-range: a page downloads only the subsets it shows.
+    "emoji": (
+        "@fontsource/noto-emoji@5.3.2",
+        "fontsource-noto-emoji-5.3.2.tgz",
+        "sha512-N9CSzXJB04AVWYvFbuBgL2Dq964Zo91th/uOu/QLSuWBYuL9FWXGcEo6ZNwc/IJ7vmpm8KHaIKD7jF8pYm4taw==",
+        "1fe49bb2cf7c2d78f93c0a69b6a431dcfd0d585b7831eba87fae6888ccf8d373",
+    ),
     # Test-only (never shipped in web/dist): the accessibility engine the e2e suite injects (e2e/a11y.py).
     "axe": (
         "axe-core@4.14.1",
@@ -56,7 +65,11 @@ PACKAGES = {
     ),
 }
 # Versioned folders: the relay serves /runtime/<name>-<version>/ as immutable (a year, no revalidation).
-RUNTIME_DIRS = {"pyodide": "runtime/pyodide-314.0.7", "pyscript": "runtime/pyscript-core-0.7.31"}
+RUNTIME_DIRS = {
+    "pyodide": "runtime/pyodide-314.0.7",
+    "pyscript": "runtime/pyscript-core-0.7.31",
+    "emoji": "runtime/noto-emoji-5.3.2",
+}
 # Only what a page needs at run time (the tarball also ships typings, maps and consoles).
 PYODIDE_FILES = (
     "pyodide.mjs",
@@ -127,6 +140,34 @@ def unpack_runtime(out: Path) -> None:
             f = tar.extractfile(m)
             assert f is not None
             (dest / Path(m.name).name).write_bytes(f.read())
+
+
+def unpack_emoji(out: Path) -> str:
+    """Unpack the emoji font's woff2 subsets (and its licence); return their ``@font-face`` rules, read from
+    the package's own stylesheet (unicode ranges included), pointing at the site's copy (``__BASE__``)."""
+    dest = out / RUNTIME_DIRS["emoji"]
+    dest.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(fetch("emoji")), mode="r:gz") as tar:
+        css_file = tar.extractfile("package/400.css")
+        licence = tar.extractfile("package/LICENSE")
+        if css_file is None or licence is None:
+            raise SystemExit("the emoji font's tarball lacks 400.css or LICENSE")
+        css = css_file.read().decode("utf-8")
+        (dest / "LICENSE").write_bytes(licence.read())
+        rules = []
+        for block in re.findall(r"@font-face\s*\{[^}]*\}", css):
+            woff2 = re.search(r"url\(\./files/([\w-]+\.woff2)\) format\('woff2'\)", block)
+            if woff2 is None:
+                continue
+            member = tar.extractfile(f"package/files/{woff2.group(1)}")
+            if member is None:
+                raise SystemExit(f"the emoji font's tarball lacks {woff2.group(1)}")
+            (dest / woff2.group(1)).write_bytes(member.read())
+            url = f"url(__BASE__{RUNTIME_DIRS['emoji']}/{woff2.group(1)}) format('woff2')"
+            rules.append(re.sub(r"src:[^;]*;", f"src: {url};", block))
+    if not rules:
+        raise SystemExit("no @font-face rule in the emoji font's stylesheet")
+    return "\n".join(rules)
 
 
 def bundle_python(out: Path) -> tuple[str, list[str]]:
@@ -251,6 +292,7 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
     unpack_runtime(tmp)
+    emoji_css = unpack_emoji(tmp)
     bundle, members = bundle_python(tmp)
     header, body = render_shell()
     src = WEB / "src"
@@ -260,7 +302,7 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     write_rules(tmp)
     index = (tmp / "index.html").read_text(encoding="utf-8")
     # Inline the stylesheet: first paint then needs one response, not two.
-    index = index.replace("/*LEXIO_CSS*/", (src / "lexio.css").read_text(encoding="utf-8"))
+    index = index.replace("/*LEXIO_CSS*/", emoji_css + "\n" + (src / "lexio.css").read_text(encoding="utf-8"))
     version = bundle[6:-4]
     runtime_files = sorted(f for d in RUNTIME_DIRS.values() for f in (tmp / d).iterdir() if f.is_file())
     counts = precompress(runtime_files)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -99,6 +100,15 @@ def test_a_dropped_socket_says_offline_then_reconnects_and_rejoins_with_the_toke
     assert len(browser.sockets) == 2
     browser.socket.opened()
     assert browser.socket.sent == [{"type": "join", "id": "j0", "token": TOKEN}]
+
+
+def test_the_offline_banner_counts_down_in_whole_seconds_after_a_relay_restart() -> None:
+    # 1012 waits a random 1 to 3 s: the banner said "2.0 s" (a float delay) where it means "2 s".
+    for _ in range(20):
+        _client, browser = seated(started(), 0)
+        browser.socket.dropped(1012)
+        banner = browser.regions["banner"]
+        assert re.search(r"\b[1-3] s", banner) and not re.search(r"\d\.\d", banner), banner
 
 
 def test_a_seat_taken_over_in_another_tab_stops_reconnecting() -> None:

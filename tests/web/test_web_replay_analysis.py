@@ -82,12 +82,13 @@ def test_at_each_of_your_moves_the_replay_shows_the_experts_choice_its_score_and
     rs.go(1)  # Zoé's first move: 7E LNM +4
     html = replay.html(rs, EN, board_html)
     assert 'aria-labelledby="ra-title"' in html and ">Analysis of your moves</h2>" in html
-    assert "<dt>Your move</dt><dd>LNM (7E LNM) — 4 points</dd>" in html
+    assert "<dt>Your move</dt><dd>7E LNM — 4 points</dd>" in html  # as the sheet words it
     assert "<dt>Expert&#x27;s choice</dt><dd>ZEBU (H8 ZEBU) — 40 points</dd>" in html
-    assert "<dt>Equity lost</dt><dd>−12.5</dd>" in html
+    assert "<dt>Equity lost</dt><dd>12.5</dd>" in html
     # The sheet gains the column: the loss on her rows, "best" where she matched the expert, blank on Bob's.
     assert '<th scope="col">Equity lost</th>' in html
-    assert html.count(">−12.5</td>") == len(zoe_analysis()) - 1 and html.count(">best</td>") == 1
+    assert html.count(">12.5</td>") == len(zoe_analysis()) - 1 and html.count(">best</td>") == 1
+    assert "−12.5" not in html  # "Equity lost" says the sign: no double negative
     b = buttons(html)
     assert "disabled" in b["ra-prev"] and b["ra-next"]["data-arg"] == "3"
     rs.go(3)  # her second move, the expert's choice
@@ -136,7 +137,7 @@ def test_a_seat_without_it_may_ask_from_the_viewer_then_sees_it() -> None:
     assert replay_analysis.received(rs, 0, zoe_analysis())
     rs.go(1)
     html = replay.html(rs, EN, board_html)
-    assert "replay-ask-analysis" not in html and "<dd>−12.5</dd>" in html
+    assert "replay-ask-analysis" not in html and "<dd>12.5</dd>" in html
     assert not replay_analysis.received(rs, 1, zoe_analysis())  # Bob's seat: not these moves
     assert rs.analysis.error == "analysis_unavailable"
 
@@ -193,3 +194,23 @@ def test_the_experts_choice_can_be_put_on_the_board_in_place_of_the_move_played(
     )
     rs.go(3)  # her expert's choice was the move played: nothing else to show
     assert replay_analysis.best_view(rs) is None
+
+
+def test_the_replay_shows_the_whole_rack_the_seat_held_at_each_of_its_analysed_moves() -> None:
+    moves = zoe_analysis()
+    for i, m in enumerate(moves):
+        m["rack"] = f"LNM{'ABCDEFGH'[i % 8]}ERT"
+    rs = opened(RECORD, storage(kept=moves))
+    rs.go(1)
+    html = replay.html(rs, EN, board_html)
+    assert "<dt>Your rack</dt><dd>LNMAERT</dd>" in html
+    # The sheet's rack column: the whole rack on her analysed rows, the record's tiles played on Bob's.
+    assert "<td>LNMAERT</td>" in html
+    fr = replay.html(rs, Translator("fr"), board_html)
+    assert "<dt>Votre chevalet</dt><dd>LNMAERT</dd>" in fr and "<dd>12,5</dd>" in fr
+
+
+def test_an_analysis_kept_before_racks_were_served_shows_no_empty_rack_line() -> None:
+    rs = opened(RECORD, storage(kept=zoe_analysis()))
+    rs.go(1)
+    assert "Your rack" not in replay.html(rs, EN, board_html)

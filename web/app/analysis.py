@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING
 
 import wire
 from app.i18n import Translator
+from app.sheet import boards_before_turns, human_move
+from engine.board import Board
 
 if TYPE_CHECKING:
     from app.payloads import AnalysisPlay, Notice, ServerFrame
     from app.state import UiState
 
-__all__ = ["analysis_panel", "on_analysis", "on_analysis_error", "request_analysis"]
+__all__ = ["analysis_panel", "move_text", "on_analysis", "on_analysis_error", "rack_text", "request_analysis"]
 
 
 def _e(value: object) -> str:
@@ -49,15 +51,20 @@ def on_analysis_error(state: UiState, error: Notice) -> None:
     state.analysis_error = error
 
 
-def _move_text(m: AnalysisPlay, tr: Translator) -> str:
+def rack_text(rack: object) -> str:
+    """A rack as shown beside a move: its letters, a blank as "?" (the GCG's and the rules' sign)."""
+    return str(rack) if isinstance(rack, str) else ""
+
+
+def move_text(m: AnalysisPlay, tr: Translator, board: Board | None) -> str:
+    """A move of the analysis as the score sheet words it: a placement's position and main word in the human
+    form (app.sheet.human_move, on ``board``, the board it was played on), an exchange, a pass."""
     kind = m.get("kind")
     if kind == "swap":
         return tr.t("analysis_swap", tiles=m.get("tiles", ""))
     if kind == "pass":
         return tr.t("analysis_pass")
-    words = m.get("words") or []
-    word = str(words[0]) if words else ""
-    return f"{word} ({m.get('notation', '')})" if word else str(m.get("notation", ""))
+    return human_move(str(m.get("notation", "")), board, [str(w) for w in m.get("words") or ()])
 
 
 def analysis_panel(state: UiState, tr: Translator) -> str:
@@ -89,24 +96,31 @@ def analysis_panel(state: UiState, tr: Translator) -> str:
     rows = []
     lost_total = 0.0
     best_count = 0
+    boards = boards_before_turns(state.view or {})
     for m in moves:
+        turn = m.get("turn")
+        board = boards.get(turn) if isinstance(turn, int) else None
         played, best = m.get("played") or {}, m.get("best") or {}
         lost = float(m.get("lost", 0) or 0)
         lost_total += lost
         same = lost < 0.05
         best_count += same
-        best_cell = tr.t("analysis_same") if same else _move_text(best, tr)
+        best_cell = tr.t("analysis_same") if same else move_text(best, tr, board)
+        # The rack held then (older analyses kept by the browser have none): why the choice was the best.
         rows.append(
             f'<tr data-testid="analysis-row"><td class="num">{_e(m.get("turn", ""))}</td>'
-            f'<td>{_e(_move_text(played, tr))}</td><td class="num">{_e(played.get("score", 0))}</td>'
+            f'<td class="rack-held" data-testid="analysis-rack">{_e(rack_text(m.get("rack")))}</td>'
+            f'<td>{_e(move_text(played, tr, board))}</td><td class="num">{_e(played.get("score", 0))}</td>'
             f'<td>{_e(best_cell)}</td><td class="num">{"" if same else _e(best.get("score", 0))}</td>'
-            f'<td class="num">{"" if same else _e(f"-{lost:.1f}")}</td></tr>'
+            # The column says "lost": the amount needs no minus sign (no double negative).
+            f'<td class="num">{"" if same else _e(tr.num(lost))}</td></tr>'
         )
-    summary = tr.t("analysis_summary", best=best_count, moves=len(moves), lost=f"{lost_total:.1f}")
+    summary = tr.t("analysis_summary", best=best_count, moves=len(moves), lost=tr.num(lost_total))
     head = "".join(
         f'<th scope="col">{_e(tr.t(k))}</th>'
         for k in (
             "analysis_turn",
+            "analysis_rack",
             "analysis_played",
             "analysis_points",
             "analysis_best",

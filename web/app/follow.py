@@ -4,8 +4,6 @@ Each piece is a self-contained block (a heading and its content) so that the pag
 side column, a tab or a drawer.
 """
 
-# ruff: noqa: RUF001  (typographic signs are deliberate)
-
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -66,16 +64,25 @@ def last_action(view: View | None, tr: Translator, you: int | None = None) -> st
 
 
 # -- the score sheet --------------------------------------------------------------------------------------
+def turn_words(kind: str, words: tuple[str, ...], count: int, tr: Translator) -> str:
+    """A turn's "words" cell, worded alike in the sheet and the replay (app.replay): the words in their
+    human form (:func:`app.sheet.human_words`), or what was done instead, in words (no glyph a stock
+    font may lack)."""
+    if kind == "placed":
+        return ", ".join(words)
+    if kind == "swapped":
+        return tr.t("sheet_swap", n=count)
+    if kind == "timed_out":
+        return tr.t("sheet_timeout")
+    return tr.t("sheet_pass")
+
+
 def _row_cells(row: sheet_mod.Row, tr: Translator) -> tuple[str, str, str]:
     """(position, words, points) cells' text for one row."""
     if row.kind == "placed":
-        return row.position, ", ".join(row.words), f"+{row.score}"
-    if row.kind == "swapped":
-        return "—", "⇄ " + tr.t("sheet_swap", n=row.count), "0"
-    if row.kind == "passed":
-        return "—", "– " + tr.t("sheet_pass"), "0"
-    if row.kind == "timed_out":
-        return "—", "⏱ " + tr.t("sheet_timeout"), "0"
+        return row.position, turn_words(row.kind, row.words, 0, tr), f"+{row.score}"
+    if row.kind in ("swapped", "passed", "timed_out"):
+        return "—", turn_words(row.kind, row.words, row.count, tr), "0"
     key = "sheet_end_won" if row.score > 0 else "sheet_end_lost"
     return "—", tr.t(key, tiles=row.tiles), f"{row.score:+d}"
 

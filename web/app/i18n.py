@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from app.i18n_account import STRINGS as _ACCOUNT
 from app.i18n_analysis import STRINGS as _ANALYSIS
 from app.i18n_follow import STRINGS as _FOLLOW
 from app.plural import resolve
+from app.strings_newcomer import STRINGS_NEWCOMER
 from app.strings_ux import STRINGS_UX
 
 LANGS = ("fr", "en")
@@ -88,6 +90,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "{best} of {moves} moves match the expert's choice; equity lost in all: {lost} points.",
     ),
     "analysis_turn": ("Tour", "Turn"),
+    "analysis_rack": ("Votre chevalet", "Your rack"),
     "analysis_played": ("Votre coup", "Your move"),
     "analysis_points": ("Points", "Points"),
     "analysis_best": ("Choix de l'expert", "Expert's choice"),
@@ -136,9 +139,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "direction_down": ("↓ vertical", "↓ down"),
     "toggle_direction": ("Sens de saisie", "Typing direction"),
     "preview": ("Aperçu", "Preview"),
-    "preview_empty": ("Posez des lettres pour voir le score.", "Place tiles to see the score."),
+    "preview_empty": ("Posez des jetons pour voir le score.", "Place tiles to see the score."),
     "preview_total": ("{total} points", "{total} points"),
-    "preview_bingo": ("+{n} (7 lettres)", "+{n} (7 tiles)"),
+    "preview_bingo": ("+{n} (7 jetons)", "+{n} (7 tiles)"),
     "preview_note": (
         "Estimation : la partie peut encore refuser les mots.",
         "Estimate: the game may still refuse the words.",
@@ -149,7 +152,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mult_crossings": ("{k} croisements ×{n}", "{k} crossings ×{n}"),
     "players": ("Joueurs", "Players"),
     "score": ("Score", "Score"),
-    "tiles_n": ("{n} lettres", "{n} tiles"),
+    "tiles_n": ("{n} jetons", "{n} tiles"),
     "connected": ("connecté", "connected"),
     "disconnected": ("déconnecté", "disconnected"),
     "presence_unknown": ("inconnu", "unknown"),
@@ -169,18 +172,18 @@ STRINGS: dict[str, tuple[str, str]] = {
     "j_left": ("{name} part", "{name} leaves"),
     "j_started": ("La partie commence", "The game starts"),
     "j_placed": ("{name} : {words} (+{score})", "{name}: {words} (+{score})"),
-    "j_swapped": ("{name} échange {n} lettre(s)", "{name} swaps {n} tile(s)"),
+    "j_swapped": ("{name} échange {n} jeton(s)", "{name} swaps {n} tile(s)"),
     "j_passed": ("{name} passe", "{name} passes"),
     "j_timedout": ("La table passe pour {name} (temps écoulé)", "The table passes for {name} (time up)"),
     "j_rejected": ("{name} : coup refusé", "{name}: play refused"),
     "j_rejected_own": ("Vous : refusé ({words})", "You: refused ({words})"),
     "j_ended": ("Fin de la partie", "Game over"),
-    "unseen": ("Lettres invisibles", "Unseen tiles"),
+    "unseen": ("Jetons invisibles", "Unseen tiles"),
     "unseen_total": ("{n} (sac + chevalets adverses)", "{n} (bag + opponents' racks)"),
     "blank_dialog": ("Quelle lettre pour le joker ?", "Which letter for the blank?"),
-    "swap_dialog": ("Choisissez les lettres à échanger", "Choose the tiles to swap"),
+    "swap_dialog": ("Choisissez les jetons à échanger", "Choose the tiles to swap"),
     "swap_confirm": ("Échanger {n}", "Swap {n}"),
-    "swap_bag_low": ("Le sac n'a que {n} lettre(s).", "The bag holds only {n} tile(s)."),
+    "swap_bag_low": ("Le sac n'a que {n} jeton(s).", "The bag holds only {n} tile(s)."),
     "pass_dialog": ("Passer votre tour ?", "Pass your turn?"),
     "confirm": ("Confirmer", "Confirm"),
     "cancel": ("Annuler", "Cancel"),
@@ -205,37 +208,37 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rematch_by": ("{name} propose une nouvelle table.", "{name} proposes a new table."),
     "rematch_mine": ("Vous avez proposé une nouvelle table.", "You proposed a new table."),
     "join_rematch": ("Rejoindre", "Join"),
-    "end_reason_out": ("un joueur a posé sa dernière lettre", "a player played out"),
+    "end_reason_out": ("un joueur a posé son dernier jeton", "a player played out"),
     "end_reason_passes": ("deux tours de table sans pose", "two rounds without a play"),
     # -- engine error codes
     "off_board": ("La case {square} est hors du plateau.", "Square {square} is off the board."),
     "wall": ("La case {square} est un mur.", "Square {square} is a wall."),
     "occupied": ("La case {square} est déjà prise.", "Square {square} is taken."),
-    "duplicate_square": ("Deux lettres sur la case {square}.", "Two tiles on square {square}."),
+    "duplicate_square": ("Deux jetons sur la case {square}.", "Two tiles on square {square}."),
     "not_in_line": (
-        "Les lettres doivent être sur une seule ligne ou colonne.",
+        "Les jetons doivent être sur une seule ligne ou colonne.",
         "Tiles must be in a single row or column.",
     ),
-    "gap": ("Il y a un trou entre les lettres posées.", "There is a gap between the tiles."),
+    "gap": ("Il y a un trou entre les jetons posés.", "There is a gap between the tiles."),
     "missing_source": (
         "Le premier mot doit couvrir la source (G7).",
         "The first word must cover the source (G7).",
     ),
     "not_connected": (
-        "Le mot doit toucher une lettre déjà posée.",
+        "Le mot doit toucher un jeton déjà posé.",
         "The play must touch a tile already on the board.",
     ),
     "no_word": (
         "Il faut former un mot d'au moins deux lettres.",
-        "The play must form a word of two tiles or more.",
+        "The play must form a word of two letters or more.",
     ),
-    "not_on_rack": ("Ces lettres ne sont pas sur votre chevalet.", "Those tiles are not on your rack."),
+    "not_on_rack": ("Ces jetons ne sont pas sur votre chevalet.", "Those tiles are not on your rack."),
     "blank_without_letter": ("Choisissez la lettre du joker.", "Choose the blank's letter."),
     "bad_letter": ("Lettre non valable.", "Invalid letter."),
-    "too_many_tiles": ("Au plus 7 lettres par coup.", "At most 7 tiles per play."),
-    "empty_play": ("Aucune lettre posée.", "No tile placed."),
+    "too_many_tiles": ("Au plus 7 jetons par coup.", "At most 7 tiles per play."),
+    "empty_play": ("Aucun jeton posé.", "No tile placed."),
     "swap_too_large": (
-        "Le sac n'a pas assez de lettres pour cet échange.",
+        "Le sac n'a pas assez de jetons pour cet échange.",
         "The bag does not hold enough tiles for that swap.",
     ),
     "bad_swap": ("Échange impossible.", "Swap not possible."),
@@ -268,7 +271,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "bad_setting": ("Réglage refusé.", "Setting refused."),
     "bad_event": ("Événement illisible.", "Unreadable event."),
     "bad_shape": ("Placement non valable.", "Invalid placement."),
-    "bad_rack": ("Lettres non valables.", "Invalid tiles."),
+    "bad_rack": ("Jetons non valables.", "Invalid tiles."),
     "bad_turn": ("Action impossible maintenant.", "Not possible now."),
     "bad_input": ("Saisie non valable.", "Invalid input."),
     "lexio_error": ("Erreur de jeu.", "Game error."),
@@ -318,6 +321,8 @@ STRINGS: dict[str, tuple[str, str]] = {
 STRINGS.update(STRINGS_UX)
 STRINGS.update(_FOLLOW)  # issue 12
 STRINGS.update(_ANALYSIS)  # issue 13: the replay viewer's analysis
+STRINGS.update(STRINGS_NEWCOMER)  # issue 27: home, invitation, live games, endings by passes
+STRINGS.update(_ACCOUNT)  # issue 29: accounts
 
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}
@@ -355,6 +360,16 @@ class Translator:
             return text.format_map(_Safe(params))
         except (IndexError, ValueError):
             return text
+
+    def num(self, value: float, digits: int = 1) -> str:
+        """A decimal number as the language writes it: "783,1" in French, "783.1" in English; a negative
+        one with a true minus sign (U+2212), never a hyphen, and no sign on a value that rounds to zero."""
+        text = f"{abs(value):,.{digits}f}"
+        if self.lang == "fr":
+            # French groups thousands with a narrow no-break space and writes a decimal comma.
+            text = text.replace(",", "\u202f").replace(".", ",")
+        negative = value < 0 and float(f"{abs(value):.{digits}f}") != 0
+        return ("\u2212" if negative else "") + text
 
     def error(self, code: str, params: Mapping[str, object] | None = None) -> str:
         """Message for an engine/relay error code (``game_over`` as an error differs from the label)."""

@@ -11,11 +11,13 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from app.home_more import LiveGame
     from app.payloads import Notice, TableSummary
 
 STORE_PREFIX = "lexio:"
 # Keys of the page's own settings under the same prefix; every other "lexio:<id>" holds a seat token.
-SETTINGS = frozenset({"name", "lang"})
+# (Each was once taken for a table: "your tables" looked it up, got 404, and deleted the setting.)
+SETTINGS = frozenset({"name", "lang", "sound", "chat-mute", "chat-watchers"})
 MINE_MAX = 12  # tables looked up for the "your tables" list (one small request each)
 
 
@@ -59,6 +61,8 @@ class Lobby:
         self.mine: list[TableSummary] = []
         # What is typed in "join by link": kept here so that a re-render (the open list arriving) keeps it.
         self.link = ""
+        # Public games in progress to watch, the top game first (``GET /api/tables``, ``live``; issue 27).
+        self.live: list[LiveGame] = []
 
     def open_link(self, table: str) -> None:
         self.invite = {"id": table, "loading": True}

@@ -34,6 +34,7 @@ class SeatView(TypedDict, total=False):
     rack_size: int
     rack: str | None  # face up once the game has ended
     connected: bool
+    account: bool  # a signed-in player's seat (the name is their nickname; absent for a guest)
 
 
 class Reserve(TypedDict):
@@ -123,6 +124,7 @@ class AnalysisMove(TypedDict, total=False):
     """One entry of a seat's analysis (``analysis`` frame, ``POST /api/tables/{id}/analysis``)."""
 
     turn: int
+    rack: str  # the rack the seat held before the move (its own analysis only)
     lost: float
     played: AnalysisPlay
     best: AnalysisPlay
@@ -275,8 +277,11 @@ class UiEvent(TypedDict, total=False):
     from_sq: str | None
     to_sq: str | None
     to_rack: str | None
-    # focus
+    # focus; webauthn (the page's answer to a ceremony: its id, the credential's toJSON() or the error)
     id: str
+    ok: bool
+    credential: dict[str, object]
+    error: str
     # nav
     href: str
 
@@ -301,3 +306,5 @@ class Patch(TypedDict, total=False):
     perf: list[float | None]
     ready: int
     boot: str
+    webauthn: dict[str, object]  # a passkey ceremony for the page: {"id", "op": create|get, "publicKey"}
+    download: list[str]  # [file name, text]: saved by the browser (the recovery codes)

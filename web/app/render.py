@@ -14,9 +14,11 @@ from collections.abc import Mapping
 from html import escape
 from typing import TYPE_CHECKING
 
-from app import chat, follow
+from app import chat, ending, follow
 from app.analysis import analysis_panel
+from app.home_more import opening_table
 from app.i18n import Translator
+from app.members import header_control, seat_name_html
 from app.screens import duration as _duration  # noqa: F401  (re-exported: tests, older callers)
 from app.screens import (  # noqa: F401  (home, invite, name_error, table_list: re-exported for the glue)
     h1,
@@ -71,8 +73,9 @@ def _presence(state: UiState, tr: Translator, seat: SeatView) -> tuple[str, str]
     return "bad", f"○ {tr.t('disconnected')}"
 
 
-def shell_header(state: UiState, tr: Translator, extra: str = "") -> str:
-    """``extra``: controls of the glue's own (the turn sound toggle), before the language switch."""
+def shell_header(state: UiState, tr: Translator, extra: str = "", *, menu_open: bool = False) -> str:
+    """``extra``: controls of the glue's own (the turn sound toggle), before the language switch; last, the
+    account's ("Sign in", or the signed-in nickname and its menu: app.members)."""
     other = "en" if tr.lang == "fr" else "fr"
     # The word is said to screen readers only on a phone (lexio.css): the mark stays in sight.
     if state.conn == "online":
@@ -92,12 +95,14 @@ def shell_header(state: UiState, tr: Translator, extra: str = "") -> str:
         f"{_e(tr.t('rules'))}</a>"
         f'<button type="button" id="lang-switch" data-act="lang" data-arg="{other}" lang="{other}" '
         f'aria-label="{_attr_t(tr, "lang_switch_label")}">{_e(tr.t("lang_switch"))}</button>'
+        # The offline demo table talks to no relay: nobody signs in there.
+        + ("" if state.demo else header_control(state.member, menu_open, tr))
     )
 
 
 def banner(state: UiState, tr: Translator, local_now: int) -> str:
     if state.conn == "offline":
-        secs = max(0, ((state.retry_at or local_now) - local_now + 999) // 1000)
+        secs = int(max(0, ((state.retry_at or local_now) - local_now + 999) // 1000))
         return f'<p class="offline" data-testid="offline-banner">⚠ {_e(tr.t("offline", seconds=secs))}</p>'
     if state.conn == "stopped":
         reason = tr.t(state.stop_reason or "network_error")
@@ -134,7 +139,7 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
         items.append(
             f'<li data-testid="seat"{" data-bot" if s.get("bot") else ""}>'
             f'<span class="seatno">{int(s.get("seat", 0)) + 1}.</span> '
-            f"<b>{_e(s.get('name', '?'))}</b> {_e(' '.join(marks))} "
+            f"<b>{seat_name_html(tr, s, bot_marker=False)}</b> {_e(' '.join(marks))} "
             f'<span class="conn {cls}">{_e(conn)}</span>{remove}</li>'
         )
     host = state.seat == 0
@@ -185,8 +190,9 @@ def _watchers(state: UiState, tr: Translator) -> str:
     return f'<p class="watchers muted" data-testid="watchers">{_e(watchers_text(tr, n))}</p>' if n else ""
 
 
-def table_skeleton(tr: Translator, width: int = 13) -> str:
-    """The table screen's regions; ``width``: the board's columns (lexio.css sizes the board column by it)."""
+def table_skeleton(tr: Translator, width: int = 13, *, watcher: bool = False) -> str:
+    """The table screen's regions; ``width``: the board's columns (lexio.css sizes the board column by it);
+    ``watcher``: a spectator's (no seat, so no reserve of refusals to explain)."""
     return (
         f'<div class="table-screen" style="--n:{width}">'
         + h1("table-title", tr.t("table_title")).replace("<h1 ", '<h1 class="sr" ', 1)
@@ -200,12 +206,13 @@ def table_skeleton(tr: Translator, width: int = 13) -> str:
         '<aside class="col-side">'
         '<div id="t-preview" class="preview card" aria-live="polite" data-testid="preview"></div>'
         '<div id="t-players" class="card players-card"></div>'
-        + drawer("d-chat", tr.t("chat"), chat.panel())
-        # Secondary panels are drawers: folded on a phone, opened by the page on a wide screen.
+        # Secondary panels are drawers: folded on a phone, opened by the page on a wide screen. The score
+        # sheet comes right under the players, always in view on a desktop; the chat folds below it.
         + drawer("d-journal", tr.t("journal"), '<div id="t-journal"></div>')
+        + drawer("d-chat", tr.t("chat"), chat.panel())
         + drawer("d-unseen", tr.t("unseen"), '<div id="t-unseen"></div>')
         + drawer("d-legend", tr.t("legend"), legend(tr))
-        + drawer("d-help", tr.t("help"), help_text(tr))
+        + drawer("d-help", tr.t("help"), help_text(tr, watcher=watcher))
         + "</aside></div>"
     )
 
@@ -217,12 +224,14 @@ def drawer(did: str, title: str, body: str) -> str:
     )
 
 
-def help_text(tr: Translator) -> str:
-    """The keyboard, the reserve of refusals, the preview's promise, and the full rules."""
+def help_text(tr: Translator, *, watcher: bool = False) -> str:
+    """The keyboard, the reserve of refusals (a player's own: not for a spectator), the preview's promise,
+    and the full rules."""
+    reserve = "" if watcher else f'<p data-testid="help-reserve">{_e(tr.t("help_reserve"))}</p>'
     return (
         f'<p class="kbd-help" id="kbd-help">{_e(tr.t("keyboard_help"))}</p>'
-        f'<p data-testid="help-reserve">{_e(tr.t("help_reserve"))}</p>'
-        f'<p data-testid="help-preview">{_e(tr.t("help_preview"))}</p>'
+        + reserve
+        + f'<p data-testid="help-preview">{_e(tr.t("help_preview"))}</p>'
         f'<p><a href="rules.{tr.lang}.html" target="_blank" rel="noopener">{_e(tr.t("rules_full"))}</a></p>'
     )
 
@@ -452,6 +461,8 @@ def preview(state: UiState, tr: Translator) -> str:
     if state.seat is None and not state.demo:
         return ""  # a spectator places nothing (the empty region is not shown)
     parts = [f'<h2 class="sr-title">{_e(tr.t("preview"))}</h2>']
+    if state.view is not None:
+        parts.append(ending.scoreless_line(state.view, tr, where="below"))
     if state.rejected:
         parts.append(
             f'<p class="rejected" role="alert" data-testid="rejected">✖ '
@@ -531,6 +542,7 @@ def status(state: UiState, tr: Translator, server_now: int) -> str:
         f'aria-label="{_attr_t(tr, "time_left")}" '
         f'id="countdown" data-testid="countdown">{_e(tr.t("time_short"))} {_e(shown)}</span>'
         f'<span class="bag" data-testid="bag">{_e(tr.t("bag_n", n=v.get("bag_size", "?")))}</span>'
+        f"{ending.scoreless_line(v, tr, where='status' if state.seat is not None else 'watching')}"
         f"{watching}{reserve_html}"
         f"{follow.last_action(v, tr, state.seat)}"
     )
@@ -562,7 +574,7 @@ def players(state: UiState, tr: Translator) -> str:
             f'<tr data-testid="player" data-seat="{seat}"{ON_TURN if on_turn else ""}>'
             f'<td>{"▶" if on_turn else ""}<span class="sr">'
             f"{_e(tr.t('on_turn')) if on_turn else ''}</span></td>"
-            f'<th scope="row">{_e(seat_name(tr, s))}{you}</th>'
+            f'<th scope="row">{seat_name_html(tr, s)}{you}</th>'
             f'<td class="num" data-testid="player-score">{int(s.get("score", 0))}</td>'
             f'<td class="tiles">{_e(tr.t("tiles_n", n=s.get("rack_size", 0)))}</td>'
             f'<td class="conn {cls}">{_e(conn)}</td></tr>'
@@ -699,9 +711,7 @@ def _modal(
 # -- end --------------------------------------------------------------------------------------------------
 def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> str:
     v = state.view or {}
-    result = v.get("result") or {}
-    reason = result.get("reason")
-    reason_txt = {"out": tr.t("end_reason_out"), "scoreless": tr.t("end_reason_passes")}.get(str(reason), "")
+    reason_txt = ending.end_reason(v, tr)  # why it ended, in plain words (issue 27)
     replay = (
         f'<a class="button" id="replay-link" href="{_e(replay_url)}" data-act="replay" '
         f'data-arg="{_e(state.table_id or "")}">{_e(tr.t("replay_link"))}</a>'
@@ -712,7 +722,7 @@ def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> s
         '<div class="end-screen"><section class="end card" aria-labelledby="end-title">'
         + h1("end-title", tr.t("game_over"))
         + f'<p class="winner-line" data-testid="winners">{_e(follow.winners_text(v, tr))}</p>'
-        f'<p class="muted">{_e(reason_txt)}</p>'
+        f'<p class="end-reason" data-testid="end-reason">{_e(reason_txt)}</p>'
         # Scrolled sideways on a phone (the racks): a region the keyboard can reach and scroll.
         f'<div class="final-scroll" tabindex="0" role="region" aria-label="{_attr_t(tr, "final_scores")}">'
         f'<table class="final" data-testid="final-scores"><caption>{_e(tr.t("final_scores"))}</caption>'
@@ -762,12 +772,8 @@ def _rematch_offer(state: UiState, tr: Translator) -> str:
 
 
 def shell_body(state: UiState, tr: Translator) -> str:
-    """The pre-rendered static body: the lobby, plus an empty board for /t/… links while Python loads."""
-    empty = UiState(lang=tr.lang)
-    empty.view = {"variant": "lexio", "board": [], "rack": "", "seats": [], "status": "playing"}
+    """The pre-rendered static body: the lobby, plus for /t/… links what is known before Python runs: a
+    table is opening (not "Game in progress" over an empty board: nobody may have started; issue 27)."""
     return (
-        f'<div class="shell-home">{home(state, tr)}</div>'
-        '<div class="shell-table">'
-        + table_skeleton(tr).replace(BOARD_SLOT, BOARD_SLOT + board(empty, tr), 1)
-        + "</div>"
+        f'<div class="shell-home">{home(state, tr)}</div><div class="shell-table">{opening_table(tr)}</div>'
     )

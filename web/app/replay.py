@@ -6,8 +6,6 @@ Pure: :func:`load` turns GCG text into a :class:`Replay` (the board and the scor
 nothing else is shown then). :class:`ReplayState` is the viewer's state; :func:`html` draws it.
 """
 
-# ruff: noqa: RUF001  (typographic signs are deliberate)
-
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -15,11 +13,15 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, cast
 
+from app.follow import turn_words
 from app.i18n import Translator
-from app.replay_analysis import ReplayAnalysis, best_view, lost_cell, panel
+from app.played import Played
+from app.played import section as played_section
+from app.replay_analysis import ReplayAnalysis, best_view, lost_cell, panel, rack_at
+from app.sheet import human_words
 from engine.board import Board
 from engine.errors import LexioError
-from engine.gcg import GcgMove, GcgPragma, GcgRecord, parse_gcg, verify_gcg
+from engine.gcg import TIMEOUT_NOTE, GcgMove, GcgNote, GcgPragma, GcgRecord, parse_gcg, verify_gcg
 from engine.moves import Place
 from engine.notation import parse_move
 
@@ -45,6 +47,8 @@ class Step:
     totals: tuple[int, ...]  # per player, in record order
     move: GcgMove | None
     position: Board | None = None  # the board itself (the analysis puts the expert's choice on it)
+    words: tuple[str, ...] = ()  # a placement's words in the sheet's human form (app.sheet.human_words)
+    timed_out: bool = False  # a pass the table made when the time ran out (the record's note says so)
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,9 @@ def _steps(record: GcgRecord, variant: str) -> Replay | Refusal:
     last: tuple[Tile, ...] = ()
     history: list[tuple[Board, tuple[Tile, ...]]] = []
     steps = [Step((), (), tuple(totals), None, board)]
-    for m in record.moves:
+    timed_out = _timed_out(record)
+    for k, m in enumerate(record.moves):
+        words: tuple[str, ...] = ()
         if m.kind == "place":
             try:
                 move = parse_move(f"{m.position} {m.word}", board)
@@ -103,13 +109,24 @@ def _steps(record: GcgRecord, variant: str) -> Replay | Refusal:
                 return Refusal(m.line, err.message)
             if not isinstance(move, Place):
                 return Refusal(m.line, "not a placement")
+            words = human_words(board, move, (m.word,))
             history.append((board, last))
             board = board.with_tiles(move.tiles)
             last = tuple(cast("Tile", t.to_dict()) for t in move.tiles)
         elif m.kind == "withdraw" and history:
             board, last = history.pop()
         totals[nicks.index(m.nick)] = m.total
-        steps.append(Step(tuple(cast("list[Tile]", board.to_json())), last, tuple(totals), m, board))
+        steps.append(
+            Step(
+                tuple(cast("list[Tile]", board.to_json())),
+                last,
+                tuple(totals),
+                m,
+                board,
+                words,
+                k in timed_out,
+            )
+        )
     record_id = next(
         (
             i.value.split()[1]
@@ -125,6 +142,24 @@ def _steps(record: GcgRecord, variant: str) -> Replay | Refusal:
     return Replay(variant, names, tuple(nicks), tuple(steps), record_id, seat_nicks)
 
 
+def _timed_out(record: GcgRecord) -> set[int]:
+    """Indexes (in ``record.moves``) of the passes a Lexio relay recorded as time-outs: a pass followed by
+    its note (engine.gcg.TIMEOUT_NOTE)."""
+    out: set[int] = set()
+    k = -1
+    for item in record.items:
+        if isinstance(item, GcgMove):
+            k += 1
+        elif (
+            isinstance(item, GcgNote)
+            and item.text.startswith(TIMEOUT_NOTE)
+            and k >= 0
+            and record.moves[k].kind == "pass"
+        ):
+            out.add(k)
+    return out
+
+
 @dataclass
 class ReplayState:
     """``table``: the finished table whose record this is (None: a file)."""
@@ -137,6 +172,8 @@ class ReplayState:
     step: int = 0
     problem: str | None = None  # could not fetch the table's record (a message code)
     analysis: ReplayAnalysis | None = None  # this browser's seat's analysis (app.replay_analysis)
+    played: list[Played] = field(default_factory=list)  # the games this browser played (app.played)
+    links: tuple[str, str] = ("/", "")  # the site's base and query string, for the games' links
     _seen: int = field(default=0, repr=False)
 
     def open_text(self, text: str, file_name: str = "") -> None:
@@ -175,14 +212,17 @@ class ReplayState:
 
 
 # -- HTML -------------------------------------------------------------------------------------------------
-def _move_text(m: GcgMove, tr: Translator) -> tuple[str, str]:
+def _move_text(st: Step, tr: Translator) -> tuple[str, str]:
+    """(position, words) as the in-game sheet words them (app.follow.turn_words); GCG only in the file."""
+    m = st.move
+    assert m is not None
     if m.kind == "place":
-        return m.position, m.word
+        return m.position, turn_words("placed", st.words or (m.word,), 0, tr)
     if m.kind == "swap":
         n = int(m.tiles) if m.tiles.isdigit() else len(m.tiles)
-        return "—", "⇄ " + tr.t("sheet_swap", n=n)
+        return "—", turn_words("swapped", (), n, tr)
     if m.kind == "pass":
-        return "—", "– " + tr.t("sheet_pass")
+        return "—", turn_words("timed_out" if st.timed_out else "passed", (), 0, tr)
     if m.kind == "end_rack":
         key = "sheet_end_lost" if m.rack else "sheet_end_won"
         return tr.t("sheet_end"), tr.t(key, tiles=m.tiles)
@@ -190,10 +230,15 @@ def _move_text(m: GcgMove, tr: Translator) -> tuple[str, str]:
 
 
 def loader(rs: ReplayState, tr: Translator) -> str:
+    """The games this browser played, then a file picker in the page's language: the browser's own button
+    ("Choose File") is hidden, the visible label is the button, and the keyboard's focus shows on it."""
     return (
-        '<div class="card replay-load" id="replay-drop" data-testid="replay-drop">'
-        f'<label for="gcg-file">{_e(tr.t("replay_pick"))}</label> '
-        '<input type="file" id="gcg-file" accept=".gcg,text/plain">'
+        played_section(rs.played, tr, *rs.links)
+        + '<div class="card replay-load" id="replay-drop" data-testid="replay-drop">'
+        f"<h2>{_e(tr.t('replay_or_file'))}</h2>"
+        '<input type="file" id="gcg-file" class="file-input" accept=".gcg,text/plain">'
+        f'<label for="gcg-file" class="button file-button" data-testid="gcg-pick">{_e(tr.t("replay_pick"))}'
+        "</label>"
         f'<p class="muted">{_e(tr.t("replay_drop"))}</p></div>'
     )
 
@@ -287,13 +332,13 @@ def regions(rs: ReplayState, tr: Translator, board_html: BoardHtml) -> dict[str,
     for k, s in enumerate(rp.steps[1:], start=1):
         m = s.move
         assert m is not None
-        pos, word = _move_text(m, tr)
+        pos, word = _move_text(s, tr)
         cur = ' class="current" aria-current="step"' if k == rs.step else ""
         lost = lost_cell(rs, k, tr)
         rows.append(
             f'<tr data-testid="replay-row"{cur}><th scope="row" class="num">'
             f'<button type="button" class="link" data-act="replay-go" data-arg="{k}">{k}</button></th>'
-            f"<td>{_e(rp.names[rp.nicks.index(m.nick)])}</td><td>{_e(m.rack)}</td>"
+            f"<td>{_e(rp.names[rp.nicks.index(m.nick)])}</td><td>{_e(rack_at(rs, k) or m.rack)}</td>"
             f'<td class="pos">{_e(pos)}</td><td class="words">{_e(word)}</td>'
             f'<td class="num">{m.score:+d}</td><td class="num">{m.total}</td>'
             + ("" if lost is None else f'<td class="num">{_e(lost)}</td>')

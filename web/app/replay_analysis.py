@@ -10,8 +10,6 @@ Pure: :func:`attach` decides what the viewer offers, :func:`panel` draws it for 
 :func:`lost_cell` the score sheet's extra column.
 """
 
-# ruff: noqa: RUF001  (typographic signs are deliberate)
-
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -20,13 +18,14 @@ from html import escape
 from typing import TYPE_CHECKING, cast
 
 from app import analysis_store
+from app.analysis import move_text, rack_text
 from app.i18n import Translator
 from engine.errors import LexioError
 from engine.moves import Place
 from engine.notation import parse_move
 
 if TYPE_CHECKING:
-    from app.payloads import AnalysisMove, AnalysisPlay, Tile, View
+    from app.payloads import AnalysisMove, Tile, View
     from app.replay import Replay, ReplayState
 
 __all__ = [
@@ -36,6 +35,7 @@ __all__ = [
     "by_step",
     "lost_cell",
     "panel",
+    "rack_at",
     "received",
     "refused",
     "toggle_best",
@@ -136,17 +136,6 @@ def refused(rs: ReplayState, code: str) -> None:
         rs.analysis.pending, rs.analysis.error = False, code
 
 
-def _move_text(m: AnalysisPlay, tr: Translator) -> str:
-    kind = m.get("kind")
-    if kind == "swap":
-        return tr.t("analysis_swap", tiles=m.get("tiles", ""))
-    if kind == "pass":
-        return tr.t("analysis_pass")
-    words = m.get("words") or []
-    notation = str(m.get("notation", ""))
-    return f"{words[0]} ({notation})" if words else notation
-
-
 def _lost(m: AnalysisMove) -> float:
     try:
         return float(m.get("lost", 0) or 0)
@@ -192,6 +181,15 @@ def best_view(rs: ReplayState) -> View | None:
     }
 
 
+def rack_at(rs: ReplayState, step: int) -> str | None:
+    """The whole rack the analysed seat held at ``step`` (None: not one of its analysed moves). The record's
+    own rack field shows only the tiles played: the rest is private until the end, and is the seat's own."""
+    ra = rs.analysis
+    m = ra.steps.get(step) if ra is not None else None
+    rack = rack_text(m.get("rack")) if m is not None else ""
+    return rack or None
+
+
 def toggle_best(rs: ReplayState) -> None:
     if rs.analysis is not None:
         rs.analysis.show_best = not rs.analysis.show_best
@@ -206,7 +204,8 @@ def lost_cell(rs: ReplayState, step: int, tr: Translator) -> str | None:
     if m is None:
         return ""
     lost = _lost(m)
-    return tr.t("ra_best_short") if lost < SAME else f"−{lost:.1f}"
+    # The column says "lost": the amount needs no minus sign (no double negative).
+    return tr.t("ra_best_short") if lost < SAME else tr.num(lost)
 
 
 def panel(rs: ReplayState, tr: Translator) -> str:
@@ -238,10 +237,13 @@ def panel(rs: ReplayState, tr: Translator) -> str:
     else:
         played, best = m.get("played") or {}, m.get("best") or {}
         lost = _lost(m)
-        rows = [
+        before = rp.steps[rs.step - 1].position if rs.step >= 1 else None
+        rack = rack_text(m.get("rack"))
+        rows = [(tr.t("analysis_rack"), rack)] if rack else []
+        rows += [
             (
                 tr.t("analysis_played"),
-                f"{_move_text(played, tr)} — {tr.t('ra_points', n=played.get('score', 0))}",
+                f"{move_text(played, tr, before)} — {tr.t('ra_points', n=played.get('score', 0))}",
             )
         ]
         if lost < SAME:
@@ -250,10 +252,10 @@ def panel(rs: ReplayState, tr: Translator) -> str:
             rows.append(
                 (
                     tr.t("analysis_best"),
-                    f"{_move_text(best, tr)} — {tr.t('ra_points', n=best.get('score', 0))}",
+                    f"{move_text(best, tr, before)} — {tr.t('ra_points', n=best.get('score', 0))}",
                 )
             )
-            rows.append((tr.t("analysis_lost"), f"−{lost:.1f}"))
+            rows.append((tr.t("analysis_lost"), tr.num(lost)))
         body = (
             '<dl class="ra-move" data-testid="ra-move">'
             + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in rows)

@@ -11,8 +11,10 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+from app.home_more import computer_card, live_games, opening_table, pitch
 from app.i18n import Translator
 from app.lobby import free_seats, host_name
+from app.members import seat_name_html
 from app.state import TURN_CHOICES, UiState
 
 if TYPE_CHECKING:
@@ -74,7 +76,13 @@ def name_error(state: UiState, tr: Translator) -> str:
     """What is wrong with the name, said next to its field (the region ``#name-error``)."""
     if state.lobby.join_error is not None:
         code, params = state.lobby.join_error
-        return f'<span data-testid="name-error" data-code="{_e(code)}">✖ {_e(tr.error(code, params))}</span>'
+        # A guest typed a registered player's name: the way to sign in is right there.
+        link = '<a href="signin" id="name-signin" data-act="account-page" data-arg="signin">'
+        signin = f" {link}{_e(tr.t('sign_in'))}</a>" if code == "name_registered" else ""
+        return (
+            f'<span data-testid="name-error" data-code="{_e(code)}">✖ {_e(tr.error(code, params))}</span>'
+            + signin
+        )
     problem = state.name_problem()
     if problem in ("name_too_long", "name_unprintable", "name_reserved") or (
         problem and state.notice is not None and state.notice[0] == problem
@@ -87,6 +95,12 @@ def name_error(state: UiState, tr: Translator) -> str:
 
 
 def _name_field(state: UiState, tr: Translator, enter: str) -> str:
+    if state.member is not None:
+        # Signed in: the relay seats the player under their nickname, whatever is typed (no field to type in).
+        return (
+            f'<p class="playing-as" data-testid="playing-as">{_e(tr.t("playing_as", name=state.member))}</p>'
+            '<p class="field-error" id="name-error" aria-live="polite"></p>'
+        )
     err = name_error(state, tr)
     invalid = ' aria-invalid="true"' if err else ""
     return (
@@ -111,6 +125,7 @@ def home(state: UiState, tr: Translator) -> str:
     return (
         '<section class="home" aria-labelledby="home-title">'
         + h1("home-title", tr.t("app_title"))
+        + pitch(tr)  # what Lexio is, in one line (issue 27)
         + (f'<section class="card mine" aria-labelledby="mine-title">{mine}</section>' if mine else "")
         + '<div class="card">'
         + _name_field(state, tr, "create")
@@ -125,7 +140,9 @@ def home(state: UiState, tr: Translator) -> str:
         '<button type="button" id="create-table" class="primary" data-act="create">'
         f"{_e(tr.t('create_table'))}</button>"
         "</form>"
-        '<section class="card" aria-labelledby="open-title"><h2 id="open-title">'
+        + computer_card(state, tr)
+        + live_games(state.lobby.live, tr)
+        + '<section class="card" aria-labelledby="open-title"><h2 id="open-title">'
         f"{_e(tr.t('open_tables'))}</h2>"
         f'<button type="button" id="refresh-tables" data-act="refresh">{_e(tr.t("refresh"))}</button>'
         f'<div id="table-list" data-testid="table-list">{table_list(state, tr)}</div></section>'
@@ -182,7 +199,7 @@ def _seat_items(tr: Translator, inv: TableSummary, scores: bool) -> str:
         marks = [tr.t("host_marker")] if s.get("seat") == 0 and not scores else []
         extra = f' <span class="muted">({_e(", ".join(marks))})</span>' if marks else ""
         score = f' <span class="num">{int(s.get("score") or 0)}</span>' if scores else ""
-        items.append(f'<li data-testid="invite-seat"><b>{_e(seat_name(tr, s))}</b>{extra}{score}</li>')
+        items.append(f'<li data-testid="invite-seat"><b>{seat_name_html(tr, s)}</b>{extra}{score}</li>')
     return "".join(items)
 
 
@@ -192,11 +209,7 @@ def invite(state: UiState, tr: Translator) -> str:
     status = lobby.invite_status
     home_link = f'<p><a href="/" data-act="home" id="invite-home">{_e(tr.t("back_home_link"))}</a></p>'
     if status == "loading":
-        return (
-            '<section class="invite card" aria-labelledby="invite-title" aria-busy="true">'
-            + h1("invite-title", tr.t("invite_loading"))
-            + "</section>"
-        )
+        return opening_table(tr)  # the same words as the page's shell said while Python loaded
     if status == "missing":
         return (
             '<section class="invite card" aria-labelledby="invite-title">'
@@ -239,5 +252,9 @@ def invite(state: UiState, tr: Translator) -> str:
         f"{BUSY if joining else ''}>"
         f"{_e(tr.t('invite_joining') if joining else tr.t('invite_join'))}</button>"
         "</div></form>"
+        # Watching needs no seat, before the start as after it (issue 27).
+        f'<p class="invite-watch">{_e(tr.t("invite_or_watch"))} '
+        f'<button type="button" id="watch-table" data-act="watch"{BUSY if lobby.watching else ""}>'
+        f"{_e(tr.t('watch'))}</button></p>"
         f"{home_link}</section>"
     )

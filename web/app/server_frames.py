@@ -132,6 +132,7 @@ class ServerFrames:
         s = self.state
         old_rack = s.rack
         old_board = s.board_map()
+        was_mine = s.my_turn
         s.view = view
         you = view.get("you")
         if you is not None:
@@ -147,7 +148,20 @@ class ServerFrames:
         if view.get("status") != "playing":
             s.pending.clear()
             s.dialog = None
+        if was_mine and not s.my_turn:
+            # The turn left this seat (a time-out, or a move answered): the turn's debris must not follow
+            # the player into the next turn, where a stale "pass?" confirm would pass that turn too.
+            self.clear_turn()
         s.refresh_preview()
+
+    def clear_turn(self) -> None:
+        """Forget what belonged to this seat's turn: pending tiles, the last refusal, an open dialog."""
+        s = self.state
+        s.pending.clear()
+        s.selected = None
+        s.rejected = []
+        s.error = None
+        s.close_dialog()
 
     def ask_resync(self) -> None:
         """Ask for a snapshot, once until it arrives: after a seq gap, or an event that reshapes the view."""

@@ -2,12 +2,14 @@
 
 Pure: folds the journal onto an engine :class:`~engine.board.Board` so each placement gets its GCG position
 (``8D`` across, ``D8`` down: :func:`engine.format_move`) and its words as the engine scores them (main word
-first, a blank in lower case). Seating and the start are not turns; a seat's refused attempts are its own
-(the redaction gives their tiles and unknown words to that seat only) and are listed apart.
+first, a blank in lower case, letters already on the board in parentheses: :func:`human_words`). Seating
+and the start are not turns; a seat's refused attempts are its own (the redaction gives their tiles and
+unknown words to that seat only) and are listed apart.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING
 from engine.board import Board
 from engine.errors import LexioError
 from engine.moves import Place, tiles_from_json
-from engine.notation import format_move
+from engine.notation import format_move, parse_move
 from engine.scoring import analyse
 
 if TYPE_CHECKING:
@@ -56,14 +58,64 @@ class Sheet:
     totals: tuple[int, ...]  # per seat, after the last row
 
 
-def _shown_words(board: Board, place: Place, fallback: Sequence[str]) -> tuple[str, ...]:
-    """The words as scored (main first), blanks in lower case; the event's words if the engine disagrees
-    (a journal from an older variant, say): the sheet must never fail to show a turn."""
+def human_words(board: Board, place: Place, fallback: Sequence[str] = ()) -> tuple[str, ...]:
+    """The words as scored (main first), in the one human form the sheet and the replay share: the whole
+    word, a blank in lower case, the letters already on the board in parentheses ("(S)ALANTE", "W(A)TER":
+    the tiles played are the others, and the marks are text, not a colour). The event's words if the engine
+    disagrees (a journal from an older variant, say): the sheet must never fail to show a turn."""
     try:
         bd = analyse(board, place.tiles)
     except LexioError:
         return tuple(str(w) for w in fallback)
-    return tuple("".join(lt.letter.lower() if lt.blank else lt.letter for lt in w.letters) for w in bd.words)
+    out = []
+    for w in bd.words:
+        text, through = "", False
+        for lt in w.letters:
+            if through != (not lt.new):
+                text += "(" if not lt.new else ")"
+                through = not lt.new
+            text += lt.letter.lower() if lt.blank else lt.letter
+        out.append(text + (")" if through else ""))
+    return tuple(out)
+
+
+def human_move(notation: str, board: Board | None, words: Sequence[str] = ()) -> str:
+    """A placement given in the engine's notation ("H3 .ALANTE"), in the sheet's human form: its position,
+    then its main word ("H3 (S)ALANTE"). Without the board it was played on, the word and the notation."""
+    if board is not None:
+        try:
+            move = parse_move(notation, board)
+        except (LexioError, ValueError):
+            move = None
+        if isinstance(move, Place):
+            shown = human_words(board, move)
+            if shown:
+                return f"{notation.split(' ')[0]} {shown[0]}"
+    return f"{words[0]} ({notation})" if words else notation
+
+
+def boards_before_turns(view: View) -> dict[int, Board]:
+    """The board before each turn (numbered from 1, every seat's turns counted, as the analysis does)."""
+    board = _empty(view)
+    out: dict[int, Board] = {}
+    turn = 0
+    for ev in view.get("journal") or ():
+        kind = str(ev.get("type", ""))
+        if kind not in TURN_EVENTS:
+            continue
+        turn += 1
+        out[turn] = board
+        if kind == "placed":
+            with contextlib.suppress(LexioError):  # a malformed event: the board as it was
+                board = board.with_tiles(tiles_from_json(ev.get("tiles") or []))
+    return out
+
+
+def _empty(view: View) -> Board:
+    try:
+        return Board.empty(str(view.get("variant") or "lexio"))
+    except LexioError:
+        return Board.empty("lexio")
 
 
 def _position(board: Board, place: Place) -> str:
@@ -75,11 +127,7 @@ def _position(board: Board, place: Place) -> str:
 
 def build(view: View, you: int | None = None) -> Sheet:
     """The sheet of ``view`` (``engine.view``, possibly with events folded in by the client)."""
-    variant = str(view.get("variant") or "lexio")
-    try:
-        board = Board.empty(variant)
-    except LexioError:
-        board = Board.empty("lexio")
+    board = _empty(view)
     seats = len(view.get("seats") or ())
     totals = [0] * seats
     rows: list[Row] = []
@@ -112,7 +160,7 @@ def build(view: View, you: int | None = None) -> Sheet:
             try:
                 place = Place(tiles_from_json(ev.get("tiles") or []))
                 position = _position(board, place)
-                words = _shown_words(board, place, ev.get("words") or ())
+                words = human_words(board, place, ev.get("words") or ())
                 board = board.with_tiles(place.tiles)
             except LexioError:
                 words = tuple(str(w) for w in ev.get("words") or ())

@@ -62,6 +62,8 @@ class UiState:
     ) -> None:
         self.lang = lang
         self.name = ""
+        # The signed-in player's nickname (app.account): the relay seats them under it, whatever is typed.
+        self.member: str | None = None
         self.rng = rng or random.Random()
         self._preview_fn = preview_fn
         # connection
@@ -250,6 +252,8 @@ class UiState:
         """What the table would refuse in ``name`` (a message code), or None: the engine's join rule, which
         the relay applies (docs/protocol.md), 1 to ``NAME_MAX`` printable characters after trimming.
         Uniqueness at the table only the table can tell (``bad_name``, reason ``taken``)."""
+        if self.member is not None:
+            return None  # the relay seats a signed-in player under their nickname
         name = self.name.strip()
         if not name:
             return "name_required"
@@ -284,7 +288,7 @@ class UiState:
         elif self.token:
             frame = wire.Join("j0", token=self.token)
         else:
-            frame = wire.Join("j0", name=self.name.strip())
+            frame = wire.Join("j0", name=self.member or self.name.strip())
         return cast("ClientFrame", frame.to_json())
 
     def leave_table(self) -> None:

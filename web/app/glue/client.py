@@ -9,7 +9,8 @@ import random
 import time
 from typing import TYPE_CHECKING, cast
 
-from app import analysis_store, chat, render
+from app import analysis_store, chat, played, render
+from app.glue.accounts import Accounts
 from app.glue.connection import Connection, RelayApi
 from app.glue.events import UiEvents
 from app.glue.navigation import Navigation
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from app.payloads import ServerFrame, UiEvent
 
 NOTICE_S = 5.0  # a transient banner message (link copied, …) stays this long, or until the next action
+INVITE_POLL_S = 3.0  # an invitation on screen is looked up again this often (someone sits, the game starts)
 
 
 class Client:
@@ -64,7 +66,10 @@ class Client:
         self.api = api = RelayApi(addr, browser)
         self.viewer = viewer = ReplayViewer(ses, page, conn, api, browser, renderer, browser)
         self.nav = nav = Navigation(ses, page, conn, api, browser, renderer, viewer)
-        self.events = UiEvents(ses, page, conn, browser, renderer, nav, viewer)
+        self.accounts = accounts = Accounts(ses, page, api, browser, renderer, nav.route)
+        nav.account_page = accounts.show
+        self.events = UiEvents(ses, page, conn, browser, renderer, nav, viewer, accounts)
+        self.invite_polled = time.monotonic()
 
     @property
     def state(self) -> UiState:
@@ -86,6 +91,12 @@ class Client:
             self.viewer.keep_analysis(s.table_id, s.seat, s.analysis)
             page.patch["refocus"] = "analysis-title"  # the button asking for it is gone
         analysis_store.restore(s, page.storage)  # the end screen again: what this seat was served
+        quick = self.nav.quick.next_frame(s)  # a computer game asked from home: its next step
+        if quick is not None:
+            s.send(quick)
+        games = played.remember(s, page.storage, self.browser.now_ms())
+        if games is not None:  # a game this browser played ended: listed on the replay page from now on
+            page.store(played.KEY, games)
         if kind == "error" and frame.get("code") == "bad_token" and s.table_id:
             # The seat is gone (freed before the start): this browser is a newcomer again.
             page.store("lexio:" + s.table_id, None)
@@ -120,6 +131,10 @@ class Client:
             page.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
         if s.conn == "offline":
             page.write("banner", render.banner(s, tr, now))
+        idle_invite = s.screen == "invite" and not (s.lobby.joining or s.lobby.watching)
+        if idle_invite and time.monotonic() - self.invite_polled >= INVITE_POLL_S:
+            self.invite_polled = time.monotonic()
+            self.browser.spawn(self.nav.poll_invite())
         if s.notice and ses.notice_at and time.monotonic() - ses.notice_at > NOTICE_S:
             s.notice, ses.notice_at = None, 0.0  # a transient message leaves by itself
             page.write("banner", render.banner(s, tr, now))
@@ -133,6 +148,7 @@ class Client:
             self.start_demo(demo)
         else:
             self.nav.route()
+            self.browser.spawn(self.accounts.load())  # who is signed in (the cookie is HttpOnly)
         self.page.patch["ready"] = 1
 
     def start_demo(self, level: str) -> None:

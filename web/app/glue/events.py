@@ -11,6 +11,7 @@ from app.i18n import Translator
 from app.signals import SOUND_KEY
 
 if TYPE_CHECKING:
+    from app.glue.accounts import Accounts
     from app.glue.connection import Connection
     from app.glue.doors import Tasks
     from app.glue.navigation import Navigation
@@ -32,6 +33,7 @@ class UiEvents:
         renderer: Renderer,
         nav: Navigation,
         viewer: ReplayViewer,
+        accounts: Accounts,
     ) -> None:
         self.session = session
         self.page = page
@@ -40,6 +42,7 @@ class UiEvents:
         self.renderer = renderer
         self.nav = nav
         self.viewer = viewer
+        self.accounts = accounts
         self.dialog_opener: str | None = None  # the control that opened the dialog (focus returns to it)
 
     def on_event(self, d: UiEvent) -> None:
@@ -57,6 +60,8 @@ class UiEvents:
             self.on_drop(d)
         elif kind == "focus":
             self.on_focus(d)
+        elif kind == "webauthn":
+            self.accounts.on_webauthn(d)
 
     def on_focus(self, d: UiEvent) -> None:
         s = self.session.state
@@ -81,6 +86,8 @@ class UiEvents:
             self.renderer.timed(lambda: s.click_square(str(sq)))
 
     def do(self, act: str, arg: str | None, d: UiEvent) -> None:
+        if self.accounts.on_click(act, arg):
+            return  # the account's screens and menu (app.glue.accounts)
         if self._act_away(act, arg, d):
             return  # rendered where it went (or by its own timed render)
         self._act_here(act, arg)
@@ -104,6 +111,10 @@ class UiEvents:
             nav.go_table(arg, auto=True)
         elif act == "resume" and arg:
             nav.go_table(arg)
+        elif act == "watch-game" and arg:
+            nav.go_table(arg)  # a game of the live list: watched at once (a seat of this browser's: taken)
+            if not s.token:
+                nav.watch()
         elif act == "join-link":
             self.page.store("lexio:name", s.name)
             raw = str(d.get("link") or "").strip()
@@ -163,6 +174,9 @@ class UiEvents:
         elif act == "create":
             page.store("lexio:name", s.name)
             self.tasks.spawn(self.nav.create_table())
+        elif act == "play-computer":
+            page.store("lexio:name", s.name)
+            self.tasks.spawn(self.nav.create_table(bot=s.bot_level))
         elif act == "analyse":
             request_analysis(s)
             self.conn.flush()
@@ -212,6 +226,8 @@ class UiEvents:
         ses, page = self.session, self.page
         s = ses.state
         bind, value = str(d.get("bind")), str(d.get("value", ""))
+        if self.accounts.on_bind(bind, value, bool(d.get("checked")), d.get("type") == "input"):
+            return
         if bind == "name":
             s.name = value
             # Said while typing, next to the field (a region apart from it, so the caret stays put).
@@ -248,6 +264,8 @@ class UiEvents:
     def on_key(self, d: UiEvent) -> None:
         s, page = self.session.state, self.page
         key = str(d.get("key", ""))
+        if self.session.account.codes:
+            return  # the recovery codes' dialog closes only by "I saved them" (never by Escape)
         rs = self.session.replay
         if rs is not None:
             if rs.key(key):

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
+from app.account import PAGES
 from app.lobby import own_table_ids
+from app.quickplay import QuickGame
 
 if TYPE_CHECKING:
     from app.glue.connection import Connection, RelayApi
@@ -36,28 +39,37 @@ class Navigation:
         self.tasks = tasks
         self.renderer = renderer
         self.viewer = viewer
+        self.quick = QuickGame()  # a game against the computer asked from home, until it starts
+        # Shows an account screen (/signin, /signup, /recover, /account): set by the client
+        self.account_page: Callable[[str], None] = lambda page: None
 
     # -- the lobby's HTTP --------------------------------------------------------------------------------
     async def refresh_tables(self) -> None:
         status, data = await self.api.call("GET", "/api/tables")
         if status == 200 and isinstance(data, dict):
             self.session.state.tables = list(data.get("tables") or [])
+            self.session.state.lobby.live = list(data.get("live") or [])
         self.renderer.render()
 
-    async def create_table(self) -> None:
+    async def create_table(self, bot: str | None = None) -> None:
+        """A new table, joined at once; ``bot``: a computer player of that level is seated and the game
+        started as soon as this browser sits (app.quickplay), at a private table nobody else may join."""
         s = self.session.state
         problem = s.name_problem()
         if problem:
             s.notice = (problem, {"n": len(s.name.strip())})
+            self.page.patch["focus"] = "name-input"
             self.renderer.render()
             return
-        body = {"turn_seconds": s.turn_seconds, "public": s.public}
+        body = {"turn_seconds": s.turn_seconds, "public": s.public and bot is None}
         status, data = await self.api.call("POST", "/api/tables", body)
         if status != 201 or not isinstance(data, dict) or "id" not in data:
             code = str(data.get("code", "network_error")) if isinstance(data, dict) else "network_error"
             s.notice = (code, {})
             self.renderer.render()
             return
+        if bot is not None:
+            self.quick.arm(str(data["id"]), bot)
         self.go_table(str(data["id"]), auto=True)
 
     async def refresh_mine(self) -> None:
@@ -97,6 +109,29 @@ class Navigation:
             self.join_invite()
         self.renderer.render()
 
+    async def poll_invite(self) -> None:
+        """The invitation kept true while it is on screen (issue 27): who sits, and whether the host has
+        started (then Watch is what it offers). A failed look is not said: the next one comes soon."""
+        s = self.session.state
+        table = s.table_id
+        if table is None or s.lobby.invite_status not in ("waiting", "playing"):
+            return
+        status, data = await self.api.call("GET", f"/api/tables/{table}")
+        lobby = s.lobby
+        if (
+            s.table_id != table
+            or s.view is not None
+            or lobby.invite is None
+            or lobby.joining
+            or lobby.watching
+        ):
+            return
+        if status == 200 and isinstance(data, dict):
+            lobby.got_summary(table, cast("TableSummary", data))
+            if lobby.invite_status == "ended":
+                self.watch()
+            self.renderer.render()
+
     def join_invite(self) -> None:
         s = self.session.state
         problem = s.name_problem()
@@ -128,6 +163,7 @@ class Navigation:
         ses.signals.forget()
         ses.chat.reset()
         ses.replay = None
+        ses.account.page = None
         s.notice = None
         s.lobby.forget()
         s.enter_table(table, self.page.storage.get("lexio:" + table))
@@ -145,6 +181,7 @@ class Navigation:
         self.conn.close()
         self.session.signals.forget()
         self.session.replay = None
+        self.session.account.page = None
         self.session.state.leave_table()
         self.session.addr.path = "/"
         self.page.patch["push"] = self.session.addr.page("")
@@ -156,6 +193,14 @@ class Navigation:
         """The screen of the page's address (at start, and when the browser goes back or forward)."""
         path = self.session.addr.path
         parts = path.strip("/").split("/")
+        self.session.account.page = None
+        if len(parts) == 1 and parts[0] in PAGES:
+            self.conn.close()
+            self.session.replay = None
+            self.session.state.leave_table()
+            self.account_page(parts[0])
+            self.renderer.render()
+            return
         if parts == ["replay"] or (len(parts) == 3 and parts[0] == "t" and parts[2] == "replay"):
             self.viewer.open_replay(parts[1] if len(parts) == 3 else None)
             return

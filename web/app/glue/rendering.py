@@ -6,7 +6,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app import chat, render, replay, screens
+from app import account_screens, chat, render, replay, screens
+from app.account import seat_tokens
 from app.signals import last_seconds_text, notify_button, sound_button
 from app.state import UiState
 
@@ -39,6 +40,7 @@ class Renderer:
         self.side_presence: tuple[str, dict[int, bool]] = ("", {})
         self.chat_key: tuple[object, ...] = ()
         self.preview_ms: list[float] = []  # action → patch handed to the page, per timed action
+        self.codes_shown = False  # the recovery codes' dialog is on the page (its focus was given once)
 
     def render(self) -> None:
         ses, page = self.session, self.page
@@ -49,20 +51,29 @@ class Renderer:
         # its invitation, where nobody's turn concerns the visitor yet.
         at_table = s.table_id is not None and s.view is not None and ses.replay is None and not s.demo
         extra = sound_button(ses.signals, tr) + notify_button(ses.notify_perm, tr) if at_table else ""
-        page.write("hdr", render.shell_header(s, tr, extra))
+        page.write("hdr", render.shell_header(s, tr, extra, menu_open=ses.account.menu_open))
         page.write("banner", render.banner(s, tr, now))
         screen = "replay" if ses.replay is not None else s.screen
+        if ses.account.page is not None:
+            screen = "account"
         # The table's skeleton is sized for its board (13 columns, or 15 for classic).
-        key = f"{screen}:{tr.lang}" + (f":{s.variant.width}" if screen == "table" else "")
+        # A spectator's table has no reserve of refusals to explain (render.help_text).
+        key = f"{screen}:{tr.lang}" + (f":{s.variant.width}:{s.seat is None}" if screen == "table" else "")
+        if ses.replay is not None:  # a table's record has no file picker nor game list: a frame of its own
+            key += f":{ses.replay.table or ''}"
+        if screen == "account":  # each account screen has its own frame (title)
+            key += f":{ses.account.page}:{ses.account.nickname is None}"
         if key != self.screen_key:
             page.cache = {k: v for k, v in page.cache.items() if k in CHROME}
             self.cells = {}
             self.side_for = None
-        if screen == "replay":
+        if screen == "account":
+            self.render_account()
+        elif screen == "replay":
             self.render_replay(key)
         elif screen == "table":
             if key != self.screen_key:  # the skeleton depends on the language and the board's width
-                page.write("main", render.table_skeleton(tr, s.variant.width))
+                page.write("main", render.table_skeleton(tr, s.variant.width, watcher=s.seat is None))
             self.render_table(now)
         elif screen == "home":
             page.write("main", screens.home(s, tr))
@@ -84,18 +95,37 @@ class Renderer:
             page.write("name-error", screens.name_error(s, tr))
         # A new screen (not the same one in another language): the focus goes to its h1 (exactly one).
         title_key = screen + (f":{s.lobby.invite_status}" if screen == "invite" else "")
+        if screen == "account":
+            title_key = key
         if title_key != self.screen_sub and "focus" not in page.patch:
             page.patch["focus"] = "title"
         self.screen_key, self.screen_sub = key, title_key
-        page.write("dialog-root", render.dialog(s, tr))
-        if s.dialog:
+        codes = account_screens.codes_dialog(ses.account, tr)  # the recovery codes, shown once
+        page.write("dialog-root", codes or render.dialog(s, tr))
+        if s.dialog or (codes and "dialog-root" in page.patch.get("r", {}) and not self.codes_shown):
             page.patch["focus"] = "modal"
+        self.codes_shown = bool(codes)
         # At the table and cut off from the relay: the page gives its message a line of its own (lexio.css).
         cut_off = "1" if screen == "table" and s.cut_off else "0"
         if page.cache.get("main[data-cut-off]") != cut_off:
             page.cache["main[data-cut-off]"] = cut_off
             page.attr("main", "data-cut-off", cut_off)
         page.send()
+
+    def render_account(self) -> None:
+        """An account screen: its frame once, its body and its answer line when they change (the body's
+        field error is written alone while the player types: app.glue.accounts)."""
+        ses, page = self.session, self.page
+        acc, tr = ses.account, ses.tr
+        page.write("main", account_screens.frame(acc, tr))
+        if "main" in page.patch.get("r", {}):
+            page.cache.pop("acct-body", None)
+            page.cache.pop("acct-msg", None)
+        page.write("acct-body", account_screens.body(acc, tr, len(seat_tokens(page.storage))))
+        if "acct-body" in page.patch.get("r", {}):
+            page.cache.pop("nick-error", None)  # drawn inside the body afresh
+        page.cache["nick-error"] = account_screens.nick_error(acc, tr)
+        page.write("acct-msg", account_screens.message(acc, tr))
 
     def render_table(self, now: int) -> None:
         s, tr, page = self.session.state, self.session.tr, self.page

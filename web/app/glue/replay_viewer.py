@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app import analysis_store, replay, replay_analysis
+from app import analysis_store, played, replay, replay_analysis
 
 if TYPE_CHECKING:
     from app.glue.connection import Connection, RelayApi
@@ -39,7 +39,13 @@ class ReplayViewer:
         self.conn.close()
         self.session.state.leave_table()
         self.session.signals.forget()
-        self.session.replay = replay.ReplayState(table=table, loading=table is not None)
+        addr = self.session.addr
+        self.session.replay = replay.ReplayState(
+            table=table,
+            loading=table is not None,
+            played=played.load(self.page.storage),
+            links=(addr.base, addr.search),
+        )
         if table is not None:
             self.tasks.spawn(self.fetch_record(table))
         self.renderer.render()

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from app.account import AccountState
 
 if TYPE_CHECKING:
     from app.chat import ChatState
@@ -54,6 +56,7 @@ class Session:
     notify_perm: str  # Notification.permission: default | granted | denied | unsupported
     replay: ReplayState | None = None  # the replay viewer is open (/replay, /t/ID/replay)
     notice_at: float = 0.0  # when the banner's notice appeared (it leaves by itself: Client.tick)
+    account: AccountState = field(default_factory=AccountState)  # the signed-in player, the account screens
 
     def set_notice(self, code: str, params: Params | None = None) -> None:
         self.state.notice = (code, params or {})
