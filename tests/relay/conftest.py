@@ -10,7 +10,15 @@ from buskit import redis_server
 from pgcluster import PostgresCluster
 from relaykit import FakeClock, RunningRelay, start_relay
 
+from relay import logs as relay_logs
 from relay.journal.postgres import PostgresStore
+
+
+@pytest.fixture(autouse=True)
+def fresh_log_throttle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test its own budget of client-fault log lines: the relay's is one per process, and a test that
+    counts lines must not find it spent by the tests run before it in the same worker."""
+    monkeypatch.setattr(relay_logs, "_client_throttle", relay_logs.Throttle())
 
 
 @pytest.fixture
