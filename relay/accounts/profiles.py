@@ -92,7 +92,11 @@ class Profiles:
     def stats(self, account_id: str) -> Stats:
         with self.db.transaction() as tx:
             n, wins, avg, top, bingos = tx.rows(
-                "SELECT COUNT(*), COALESCE(SUM(g.won), 0), AVG(g.score), MAX(g.score),"
+                # A win is a top score not shared: a shared one is a draw (as Game.result says).
+                "SELECT COUNT(*), COALESCE(SUM(CASE WHEN g.won = 1 AND NOT EXISTS"
+                " (SELECT 1 FROM game_players o WHERE o.table_id = g.table_id AND o.seat <> g.seat"
+                " AND o.won = 1) THEN 1 ELSE 0 END), 0),"
+                " AVG(g.score), MAX(g.score),"
                 " COALESCE(SUM(g.bingos), 0) FROM game_players g"
                 " JOIN seat_accounts s ON s.table_id = g.table_id AND s.seat = g.seat WHERE s.account_id = ?",
                 (account_id,),

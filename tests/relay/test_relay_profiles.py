@@ -14,6 +14,8 @@ import pytest
 from accountkit import Browser
 from relaykit import Player, RunningRelay, create_table, play_to_end, start_relay
 
+from relay.accounts.history import SeatResult
+from relay.accounts.nicknames import fold
 from relay.http.keys import ACCOUNTS_KEY
 
 
@@ -141,3 +143,28 @@ async def test_an_unknown_player_or_a_bad_page_is_refused_with_a_code(site: Runn
             assert status == 400 and body["code"] == "bad_request"
     finally:
         await browser.close()
+
+
+async def test_a_shared_top_score_is_a_draw_in_the_games_and_not_a_win_in_the_stats(
+    site: RunningRelay,
+) -> None:
+    one, two = Browser.at(site.url), Browser.at(site.url)
+    try:
+        await one.signup("Égal")
+        await two.signup("Pareil")
+        accounts = site.app[ACCOUNTS_KEY]
+        ids = [accounts.store.by_nickname(fold(n)).id for n in ("egal", "pareil")]  # type: ignore[union-attr]
+        rows = [
+            SeatResult("tie", seat, name, None, 120, 1, True, 0, "MOT", 20, 10, 5_000, "lexio")
+            for seat, name in ((0, "Égal"), (1, "Pareil"))
+        ]
+        accounts.profiles.add_results(rows)  # a game both ended on 120: both top scores
+        for seat, account_id in enumerate(ids):
+            accounts.store.claim_seat("tie", seat, account_id, 5_000)
+        for b, name in ((one, "Égal"), (two, "Pareil")):
+            _, profile = await _get(b.session, site.url + f"/api/users/{name}")
+            assert [g["result"] for g in profile["games"]] == ["draw"]
+            assert profile["stats"]["games"] == 1 and profile["stats"]["wins"] == 0
+    finally:
+        await one.close()
+        await two.close()

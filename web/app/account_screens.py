@@ -215,7 +215,8 @@ def _manage(acc: AccountState, tr: Translator) -> str:
     out_busy = acc.busy in ("signout", "signout-all")
     return (
         f'<p data-testid="signed-in-as">{_e(tr.t("signed_in_as", name=nick))} '
-        f'<a href="{_e(profile_href(nick))}" id="acct-profile">{_e(tr.t("my_profile"))}</a></p>'
+        f'<a href="{_e(profile_href(nick))}" id="acct-profile" data-act="open" '
+        f'data-arg="{_e(profile_href(nick))}">{_e(tr.t("my_profile"))}</a></p>'
         + claimed
         + f'<h2 class="acct-h2" id="pk-title">{_e(tr.t("passkeys"))}</h2>'
         + _passkeys(acc, tr)

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from app.i18n_account import STRINGS as _ACCOUNT
 from app.i18n_analysis import STRINGS as _ANALYSIS
 from app.i18n_follow import STRINGS as _FOLLOW
+from app.i18n_profile import STRINGS as _PROFILE
 from app.plural import resolve
 from app.strings_newcomer import STRINGS_NEWCOMER
 from app.strings_ux import STRINGS_UX
@@ -323,6 +324,7 @@ STRINGS.update(_FOLLOW)  # issue 12
 STRINGS.update(_ANALYSIS)  # issue 13: the replay viewer's analysis
 STRINGS.update(STRINGS_NEWCOMER)  # issue 27: home, invitation, live games, endings by passes
 STRINGS.update(_ACCOUNT)  # issue 29: accounts
+STRINGS.update(_PROFILE)  # issue 29: profiles, my games
 
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}

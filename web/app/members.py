@@ -59,7 +59,8 @@ def header_control(nickname: str | None, menu_open: bool, tr: Translator) -> str
             '<ul class="account-menu" id="account-menu">'
             f'<li><a href="account" id="menu-account" data-act="account-page" data-arg="account">'
             f"{_e(tr.t('my_account'))}</a></li>"
-            f'<li><a href="{_e(profile_href(nickname))}" id="menu-profile">{_e(tr.t("my_profile"))}</a></li>'
+            f'<li><a href="{_e(profile_href(nickname))}" id="menu-profile" data-act="open" '
+            f'data-arg="{_e(profile_href(nickname))}">{_e(tr.t("my_profile"))}</a></li>'
             f'<li><button type="button" id="menu-signout" data-act="account-signout">'
             f"{_e(tr.t('sign_out'))}</button></li></ul>"
         )

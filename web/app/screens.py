@@ -7,7 +7,7 @@ Pure, like :mod:`app.render` (which re-exports ``home`` and ``table_list``). Eve
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -116,16 +116,19 @@ def _name_field(state: UiState, tr: Translator, enter: str) -> str:
 
 
 # -- home -------------------------------------------------------------------------------------------------
-def home(state: UiState, tr: Translator) -> str:
+def home(state: UiState, tr: Translator, my_games: str = "", listed: Set[str] = frozenset()) -> str:
+    """``my_games``: a signed-in player's games (app.profile_screens.my_games), first; ``listed``: the tables
+    it lists, left out of this browser's own tables below it (never twice)."""
     options = "".join(
         f'<option value="{s}"{" selected" if s == state.turn_seconds else ""}>{_e(duration(tr, s))}</option>'
         for s in TURN_CHOICES
     )
-    mine = my_tables(state, tr)
+    mine = my_tables(state, tr, listed)
     return (
         '<section class="home" aria-labelledby="home-title">'
         + h1("home-title", tr.t("app_title"))
         + pitch(tr)  # what Lexio is, in one line (issue 27)
+        + my_games
         + (f'<section class="card mine" aria-labelledby="mine-title">{mine}</section>' if mine else "")
         + '<div class="card">'
         + _name_field(state, tr, "create")
@@ -156,10 +159,13 @@ def home(state: UiState, tr: Translator) -> str:
     )
 
 
-def my_tables(state: UiState, tr: Translator) -> str:
-    """The player's own tables still waiting or playing, each with Resume ("" when there is none)."""
+def my_tables(state: UiState, tr: Translator, listed: Set[str] = frozenset()) -> str:
+    """The player's own tables still waiting or playing, each with Resume ("" when there is none);
+    ``listed``: tables shown already (a signed-in player's "my games")."""
     rows = []
     for t in state.lobby.mine:
+        if t.get("id") in listed:
+            continue
         names = ", ".join(seat_name(tr, s) for s in t.get("seats") or ())
         status = "status_playing" if t.get("status") == "playing" else "status_waiting"
         rows.append(

@@ -64,6 +64,8 @@ class Accounts:
         self.tasks = tasks
         self.renderer = renderer
         self.route = route  # show the screen of the page's address (Navigation.route)
+        # Who is signed in is known (home's "my games" follows): set by the client
+        self.on_member: Callable[[], None] = lambda: None
         self.asked = 0  # ceremonies handed to the page (each answer names its own)
 
     @property
@@ -79,6 +81,7 @@ class Accounts:
         elif status == 401:
             self.acc.signed_out()
         self._sync_member()
+        self.on_member()
         self.renderer.render()
 
     def _sync_member(self) -> None:
@@ -95,9 +98,8 @@ class Accounts:
         """A link or button to an account screen: the address bar follows; the way back is remembered."""
         addr = self.session.addr
         if self.acc.page is None:
-            self.acc.back_to = addr.path
-        addr.path = "/" + page
-        self.page.patch["push"] = addr.page(page)
+            self.acc.back_to = addr.path + addr.search  # a head-to-head's ?vs= included
+        self.page.patch["push"] = addr.go(page)
         self.show(page)
         self.renderer.render()
 
@@ -105,10 +107,9 @@ class Accounts:
         """Signed in: back where the player was before the account screens (a table, home)."""
         addr, back = self.session.addr, self.acc.back_to
         self.acc.page = None
-        if back.strip("/") in PAGES:
+        if back.partition("?")[0].strip("/") in PAGES:
             back = "/"
-        addr.path = back
-        self.page.patch["push"] = addr.page(back.lstrip("/"))
+        self.page.patch["push"] = addr.go(back.lstrip("/"))
         self.route()
 
     # -- UI events -----------------------------------------------------------------------------------------
@@ -291,8 +292,7 @@ class Accounts:
         acc.signed_out()
         self._sync_member()
         acc.page = None
-        self.session.addr.path = "/"
-        self.page.patch["push"] = self.session.addr.page("")
+        self.page.patch["push"] = self.session.addr.go("")
         self.route()
         all_ = path.endswith("-all")
         self.session.set_notice("signed_out_all" if all_ else "signed_out", {"n": int(n or 0)})

@@ -8,12 +8,14 @@ import json
 import random
 import time
 from typing import TYPE_CHECKING, cast
+from urllib.parse import urlsplit
 
 from app import analysis_store, chat, played, render
 from app.glue.accounts import Accounts
 from app.glue.connection import Connection, RelayApi
 from app.glue.events import UiEvents
 from app.glue.navigation import Navigation
+from app.glue.profiles import Profiles
 from app.glue.rendering import Renderer
 from app.glue.replay_viewer import ReplayViewer
 from app.glue.session import Address, PagePatch, Session
@@ -68,7 +70,10 @@ class Client:
         self.nav = nav = Navigation(ses, page, conn, api, browser, renderer, viewer)
         self.accounts = accounts = Accounts(ses, page, api, browser, renderer, nav.route)
         nav.account_page = accounts.show
-        self.events = UiEvents(ses, page, conn, browser, renderer, nav, viewer, accounts)
+        self.profiles = profiles = Profiles(ses, page, api, browser, renderer)
+        nav.profile_page = profiles.show
+        nav.refresh_games = accounts.on_member = profiles.refresh_home
+        self.events = UiEvents(ses, page, conn, browser, renderer, nav, viewer, accounts, profiles)
         self.invite_polled = time.monotonic()
 
     @property
@@ -116,7 +121,10 @@ class Client:
         self.page.ts = d.get("ts")
         if d.get("t") == "nav":  # back or forward: the page's new address
             addr = self.session.addr
-            addr.path = "/" + self.browser.pathname(str(d.get("href")))[len(addr.base) :]
+            href = str(d.get("href"))
+            addr.path = "/" + self.browser.pathname(href)[len(addr.base) :]
+            query = urlsplit(href).query  # a head-to-head's ?vs= is part of its address
+            addr.search = f"?{query}" if query else ""
             self.nav.route()
         else:
             self.events.on_event(d)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from app.glue.connection import Connection
     from app.glue.doors import Tasks
     from app.glue.navigation import Navigation
+    from app.glue.profiles import Profiles
     from app.glue.rendering import Renderer
     from app.glue.replay_viewer import ReplayViewer
     from app.glue.session import PagePatch, Session
@@ -34,6 +35,7 @@ class UiEvents:
         nav: Navigation,
         viewer: ReplayViewer,
         accounts: Accounts,
+        profiles: Profiles,
     ) -> None:
         self.session = session
         self.page = page
@@ -43,6 +45,7 @@ class UiEvents:
         self.nav = nav
         self.viewer = viewer
         self.accounts = accounts
+        self.profiles = profiles
         self.dialog_opener: str | None = None  # the control that opened the dialog (focus returns to it)
 
     def on_event(self, d: UiEvent) -> None:
@@ -100,6 +103,20 @@ class UiEvents:
         s = ses.state
         if act == "home":
             nav.go_home()
+        elif act == "open" and arg:
+            nav.open_address(arg)  # a link inside the app (a profile, a game): no reload
+        elif act == "profile-vs":
+            there = self.profiles.compare_address()
+            if there is None:
+                self.page.patch["focus"] = "vs-input"
+                return False
+            nav.open_address(there)
+        elif act == "profile-more":
+            self.profiles.more()
+            self.renderer.render()
+        elif act == "profile-retry":
+            self.profiles.retry()
+            self.renderer.render()
         elif act == "replay-analyse" and ses.replay is not None:
             self.tasks.spawn(self.viewer.ask_analysis())
         elif act == "replay" and arg:
@@ -247,6 +264,9 @@ class UiEvents:
             # The slider shows this step already: its region is not re-rendered under the pointer.
             page.cache["replay-slider-box"] = replay.slider(ses.replay, ses.tr)
             self.renderer.render()
+            return
+        if bind == "profile-vs" and ses.profile is not None:
+            ses.profile.compare = value  # no re-render while typing (keeps the caret)
             return
         if bind == "chat":
             ses.chat.draft = value  # no re-render while typing (keeps the caret)

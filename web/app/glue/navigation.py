@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from app.account import PAGES
 from app.lobby import own_table_ids
+from app.profile import parse_address
 from app.quickplay import QuickGame
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ class Navigation:
         self.quick = QuickGame()  # a game against the computer asked from home, until it starts
         # Shows an account screen (/signin, /signup, /recover, /account): set by the client
         self.account_page: Callable[[str], None] = lambda page: None
+        # Shows a player's profile (/u/NICK, ?vs=OTHER), and asks for home's "my games": set by the client
+        self.profile_page: Callable[[str, str | None], None] = lambda nick, vs: None
+        self.refresh_games: Callable[[], None] = lambda: None
 
     # -- the lobby's HTTP --------------------------------------------------------------------------------
     async def refresh_tables(self) -> None:
@@ -164,6 +168,7 @@ class Navigation:
         ses.chat.reset()
         ses.replay = None
         ses.account.page = None
+        ses.profile = None
         s.notice = None
         s.lobby.forget()
         s.enter_table(table, self.page.storage.get("lexio:" + table))
@@ -182,18 +187,35 @@ class Navigation:
         self.session.signals.forget()
         self.session.replay = None
         self.session.account.page = None
+        self.session.profile = None
         self.session.state.leave_table()
-        self.session.addr.path = "/"
-        self.page.patch["push"] = self.session.addr.page("")
+        self.page.patch["push"] = self.session.addr.go("")
         self.renderer.render()
         self.tasks.spawn(self.refresh_tables())
         self.tasks.spawn(self.refresh_mine())
+        self.refresh_games()
+
+    def open_address(self, rest: str) -> None:
+        """A link inside the app (``u/Alice``, ``u/Alice?vs=Bob``, ``t/ID``): the address bar follows and the
+        screen is the address's, as after a reload, without loading the page again."""
+        self.page.patch["push"] = self.session.addr.go(rest.lstrip("/"))
+        self.route()
 
     def route(self) -> None:
         """The screen of the page's address (at start, and when the browser goes back or forward)."""
         path = self.session.addr.path
         parts = path.strip("/").split("/")
         self.session.account.page = None
+        self.session.profile = None
+        profile = parse_address(path, self.session.addr.search)
+        if profile is not None:
+            self.conn.close()
+            self.session.replay = None
+            self.session.signals.forget()
+            self.session.state.leave_table()
+            self.profile_page(*profile)
+            self.renderer.render()
+            return
         if len(parts) == 1 and parts[0] in PAGES:
             self.conn.close()
             self.session.replay = None
@@ -213,6 +235,7 @@ class Navigation:
             self.renderer.render()
             self.tasks.spawn(self.refresh_tables())
             self.tasks.spawn(self.refresh_mine())
+            self.refresh_games()
 
     def follow_goto(self) -> bool:
         """Go to the table the state asks for (a new table with the same players), if any."""

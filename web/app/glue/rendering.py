@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app import account_screens, chat, render, replay, screens
+from app import account_screens, chat, profile_screens, render, replay, screens
 from app.account import seat_tokens
 from app.signals import last_seconds_text, notify_button, sound_button
 from app.state import UiState
@@ -56,6 +56,8 @@ class Renderer:
         screen = "replay" if ses.replay is not None else s.screen
         if ses.account.page is not None:
             screen = "account"
+        elif ses.profile is not None:
+            screen = "profile"
         # The table's skeleton is sized for its board (13 columns, or 15 for classic).
         # A spectator's table has no reserve of refusals to explain (render.help_text).
         key = f"{screen}:{tr.lang}" + (f":{s.variant.width}:{s.seat is None}" if screen == "table" else "")
@@ -63,6 +65,8 @@ class Renderer:
             key += f":{ses.replay.table or ''}"
         if screen == "account":  # each account screen has its own frame (title)
             key += f":{ses.account.page}:{ses.account.nickname is None}"
+        if ses.profile is not None and screen == "profile":  # each profile, each head-to-head: a new screen
+            key += f":{ses.profile.nickname}:{ses.profile.vs}"
         if key != self.screen_key:
             page.cache = {k: v for k, v in page.cache.items() if k in CHROME}
             self.cells = {}
@@ -75,8 +79,12 @@ class Renderer:
             if key != self.screen_key:  # the skeleton depends on the language and the board's width
                 page.write("main", render.table_skeleton(tr, s.variant.width, watcher=s.seat is None))
             self.render_table(now)
+        elif screen == "profile" and ses.profile is not None:
+            page.write("main", profile_screens.screen(ses.profile, tr, ses.account.nickname))
         elif screen == "home":
-            page.write("main", screens.home(s, tr))
+            mine = profile_screens.my_games(ses.my_games, tr, s.member)
+            listed = {g.table for g in ses.my_games.live} if mine else set()
+            page.write("main", screens.home(s, tr, mine, listed))
         elif screen == "invite":
             page.write("main", screens.invite(s, tr))
         elif screen == "waiting":
@@ -95,7 +103,7 @@ class Renderer:
             page.write("name-error", screens.name_error(s, tr))
         # A new screen (not the same one in another language): the focus goes to its h1 (exactly one).
         title_key = screen + (f":{s.lobby.invite_status}" if screen == "invite" else "")
-        if screen == "account":
+        if screen in ("account", "profile"):
             title_key = key
         if title_key != self.screen_sub and "focus" not in page.patch:
             page.patch["focus"] = "title"

@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from app.account import AccountState
+from app.profile import MyGames
 
 if TYPE_CHECKING:
     from app.chat import ChatState
     from app.glue.doors import Page
     from app.i18n import Translator
     from app.payloads import Params, Patch
+    from app.profile import ProfileState
     from app.replay import ReplayState
     from app.signals import TurnSignals
     from app.state import UiState
@@ -30,13 +32,30 @@ class Address:
     search: str  # the page's query string ("?relay=…"), kept in the links it makes
     relay: str  # the relay's origin (?relay=, else config.json, else this page's origin)
 
+    def kept(self) -> list[str]:
+        """The query's parameters that travel with every address (``relay=``, ``perf``…): not a profile's
+        ``vs=``, which belongs to the head-to-head's own address."""
+        return [p for p in self.search.lstrip("?").split("&") if p and not p.startswith("vs=")]
+
     def page(self, rest: str) -> str:
-        """The address bar for ``rest`` under the site ("" for home, "t/ID"), the query string kept."""
-        return f"{self.base}{rest}{self.search}"
+        """The address bar for ``rest`` under the site ("" for home, "t/ID", "u/Alice?vs=Bob"), the query
+        string kept."""
+        path, _, query = rest.partition("?")
+        kept = self.kept()
+        params = kept + [p for p in query.split("&") if p and p not in kept]
+        return f"{self.base}{path}" + (f"?{'&'.join(params)}" if params else "")
+
+    def go(self, rest: str) -> str:
+        """Moves to ``rest`` (as :meth:`page` takes it); returns the address bar's new value."""
+        url = self.page(rest)
+        path, _, query = url[len(self.base) :].partition("?")
+        self.path, self.search = "/" + path, f"?{query}" if query else ""
+        return url
 
     def share_link(self, table: str | None) -> str:
         # The relay's address travels with the link only when the page was given one (?relay=).
-        return f"{self.origin}{self.base}t/{table}{self.search if 'relay=' in self.search else ''}"
+        kept = "&".join(self.kept())
+        return f"{self.origin}{self.base}t/{table}{'?' + kept if 'relay=' in kept else ''}"
 
     def ws_url(self, table: str) -> str:
         base = self.relay.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
@@ -57,6 +76,8 @@ class Session:
     replay: ReplayState | None = None  # the replay viewer is open (/replay, /t/ID/replay)
     notice_at: float = 0.0  # when the banner's notice appeared (it leaves by itself: Client.tick)
     account: AccountState = field(default_factory=AccountState)  # the signed-in player, the account screens
+    profile: ProfileState | None = None  # a player's profile is open (/u/NICK)
+    my_games: MyGames = field(default_factory=MyGames)  # home's "my games" (a signed-in player)
 
     def set_notice(self, code: str, params: Params | None = None) -> None:
         self.state.notice = (code, params or {})
