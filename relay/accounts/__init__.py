@@ -6,6 +6,7 @@
   with the accounts' own schema versions.
 - :mod:`relay.accounts.store`: the accounts' rows and the queries on them, the same on both databases.
 - :mod:`relay.accounts.passkeys`: the WebAuthn ceremonies (py_webauthn) and their single-use challenges.
+- :mod:`relay.accounts.erasure`: deleting an account for good; its games stay, its seats marked deleted.
 - :mod:`relay.accounts.service`: what the HTTP views call: sign up, sign in, sessions, recovery, claims.
 
 Nothing about an account lives only in one relay's memory: a session made on one relay is valid on every

@@ -123,6 +123,17 @@ SCHEMA: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX game_players_ended ON game_players(ended_ms)",
     ),
+    # Version 3: the seats of deleted accounts (relay/accounts/erasure.py). A table of its own rather than a
+    # column of game_players: it marks games not finished yet too, and survives the history being rebuilt
+    # from the journal (which is never rewritten and still holds the name played under).
+    (
+        """CREATE TABLE deleted_seats (
+            table_id TEXT NOT NULL,
+            seat INTEGER NOT NULL,
+            deleted_ms BIGINT NOT NULL,
+            PRIMARY KEY (table_id, seat)
+        )""",
+    ),
 )
 
 

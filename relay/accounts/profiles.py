@@ -24,7 +24,8 @@ class Stats:
 
 @dataclass(frozen=True, slots=True)
 class Player:
-    """One seat of a finished game as a profile lists it (``nickname``: the account that claimed it)."""
+    """One seat of a finished game as a profile lists it (``nickname``: the account that claimed it;
+    ``deleted``: an account that sat there was deleted since, relay/accounts/erasure.py)."""
 
     seat: int
     name: str
@@ -32,6 +33,7 @@ class Player:
     score: int
     won: bool
     nickname: str | None
+    deleted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +143,12 @@ class Profiles:
             if players:
                 marks = ", ".join("?" for _ in players)
                 for r in tx.rows(
-                    "SELECT g.table_id, g.seat, g.name, g.bot, g.score, g.won, a.nickname FROM game_players g"
+                    "SELECT g.table_id, g.seat, g.name, g.bot, g.score, g.won, a.nickname, d.seat"
+                    " FROM game_players g"
                     " LEFT JOIN seat_accounts s ON s.table_id = g.table_id AND s.seat = g.seat"
-                    f" LEFT JOIN accounts a ON a.id = s.account_id WHERE g.table_id IN ({marks})"
+                    " LEFT JOIN accounts a ON a.id = s.account_id"
+                    " LEFT JOIN deleted_seats d ON d.table_id = g.table_id AND d.seat = g.seat"
+                    f" WHERE g.table_id IN ({marks})"
                     " ORDER BY g.table_id, g.seat",
                     list(players),
                 ):
@@ -155,6 +160,7 @@ class Profiles:
                             int(r[4]),
                             bool(r[5]),
                             None if r[6] is None else str(r[6]),
+                            r[7] is not None,
                         )
                     )
         games = [Game(str(r[0]), int(r[2]), int(r[1]), tuple(players[str(r[0])])) for r in mine]
@@ -174,6 +180,17 @@ class Profiles:
             if not more:
                 return wins, draws, losses
             page += 1
+
+    def finished(self, account_id: str) -> list[tuple[str, int]]:
+        """(table, ended_ms) of every finished game of the account, oldest first: what its export holds."""
+        with self.db.transaction() as tx:
+            rows = tx.rows(
+                "SELECT g.table_id, g.ended_ms FROM game_players g"
+                " JOIN seat_accounts s ON s.table_id = g.table_id AND s.seat = g.seat"
+                " WHERE s.account_id = ? ORDER BY g.ended_ms, g.table_id",
+                (account_id,),
+            )
+        return [(str(r[0]), int(r[1])) for r in rows]
 
     def live(self, account_id: str, limit: int = 20) -> list[tuple[str, int, str]]:
         """(table, seat, status) of the account's games not finished yet, last moved first."""

@@ -18,6 +18,7 @@ from typing import Any, ParamSpec, TypeVar
 import engine
 from relay.accounts import passkeys
 from relay.accounts.db import Db
+from relay.accounts.erasure import Erasure
 from relay.accounts.errors import AccountError
 from relay.accounts.history import seat_results
 from relay.accounts.nicknames import check_nickname, fold
@@ -66,6 +67,7 @@ class Accounts:
         self.db = db
         self.store = AccountStore(db)
         self.profiles = Profiles(db)
+        self.erasure = Erasure(db)
         self.now_ms = now_ms
 
     async def call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -144,6 +146,18 @@ class Accounts:
 
     def sign_out_everywhere(self, account: Account) -> int:
         return self.store.end_sessions(account.id)
+
+    def delete_account(self, account: Account, confirm: object) -> int:
+        """Deletes the account for good once ``confirm`` is its nickname (ignoring case and accents, as
+        nicknames are compared); returns how many seats of its games now show a deleted player. Raises
+        AccountError ``bad_confirm``, ``not_signed_in`` (deleted meanwhile from another session)."""
+        typed = confirm.strip() if isinstance(confirm, str) and len(confirm) <= 40 else None
+        if typed is None or fold(typed) != fold(account.nickname):
+            raise AccountError("bad_confirm", "type the account's nickname to confirm its deletion")
+        marked = self.erasure.delete(account.id, self.now_ms())
+        if marked is None:
+            raise AccountError("not_signed_in", "sign in first", status=401)
+        return marked
 
     # -- passkeys of a signed-in account ------------------------------------------------------------------
     def passkey_options(self, site: Site, account: Account) -> Ceremony:

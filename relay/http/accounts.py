@@ -222,6 +222,17 @@ async def _signout_all(request: web.Request) -> web.Response:
     return _forget_cookie(web.json_response({"signed_out": count}))
 
 
+async def _delete(request: web.Request) -> web.Response:
+    """Deletes the signed-in account for good (``{"confirm": nickname}``) and clears the cookie."""
+    site_of(request)
+    account = await signed_in(request)
+    body = await _body(request)
+    accounts = request.app[ACCOUNTS_KEY]
+    marked = await accounts.call(accounts.delete_account, account, body.get("confirm"))
+    log.info("account deleted", extra={"fields": {"account": account.id, "seats": marked}})
+    return _forget_cookie(web.json_response({"deleted": account.nickname}))
+
+
 async def _me(request: web.Request) -> web.Response:
     account = await signed_in(request)
     accounts = request.app[ACCOUNTS_KEY]
@@ -315,6 +326,7 @@ def add_routes(app: web.Application) -> None:
         "recover/options": _recovery_options,
         "recover": _recover,
         "claim": _claim_view,
+        "delete": _delete,
     }
     for path, view in post.items():
         app.router.add_post(f"/api/account/{path}", answers(view))

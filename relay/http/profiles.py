@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import io
+import time
+import unicodedata
+import zipfile
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp import web
 
@@ -12,6 +17,7 @@ from relay.accounts.profiles import Game
 from relay.accounts.store import Account
 from relay.http.accounts import answers, signed_in
 from relay.http.keys import ACCOUNTS_KEY, REFEREE_KEY
+from relay.http.views import game_record
 
 MAX_PAGE = 10_000
 
@@ -25,7 +31,14 @@ def _game_json(game: Game) -> dict[str, Any]:
         "score": me.score,
         "result": game.result,
         "players": [
-            {"seat": p.seat, "name": p.name, "bot": p.bot, "score": p.score, "nickname": p.nickname}
+            {
+                "seat": p.seat,
+                "name": p.name,
+                "bot": p.bot,
+                "score": p.score,
+                "nickname": p.nickname,
+                "deleted": p.deleted,
+            }
             for p in game.players
         ],
         "replay": f"/t/{game.table_id}",
@@ -120,7 +133,34 @@ async def _my_games(request: web.Request) -> web.Response:
     return web.json_response({"live": live, "recent": [_game_json(g) for g in games], "more": more})
 
 
+async def _export(request: web.Request) -> web.Response:
+    """A signed-in player's finished games as one ZIP of GCG records (``YYYY-MM-DD-<table>.gcg``, the day
+    the game ended, UTC): the same records as ``GET /api/tables/{id}/gcg``, racks unrevealed."""
+    account = await signed_in(request)
+    accounts, referee = request.app[ACCOUNTS_KEY], request.app[REFEREE_KEY]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for table_id, ended_ms in await accounts.call(accounts.profiles.finished, account.id):
+            table = await referee.services.host.read_table(table_id)
+            if table is None or table.status != "ended":
+                continue  # purged from the journal since: its history row outlived it
+            day = time.strftime("%Y-%m-%d", time.gmtime(ended_ms / 1000))
+            archive.writestr(f"{day}-{table_id}.gcg", game_record(referee, table))
+    response = web.Response(body=buffer.getvalue(), content_type="application/zip")
+    response.headers["Content-Disposition"] = _attachment(f"lexio-{account.nickname}-games.zip")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _attachment(filename: str) -> str:
+    # A nickname may have accents or other scripts: an ASCII ``filename`` for every browser, the exact
+    # one as RFC 6266's ``filename*``.
+    plain = unicodedata.normalize("NFKD", filename).encode("ascii", "ignore").decode()
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(filename)}"
+
+
 def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/users/{nickname}", answers(_profile))
     app.router.add_get("/api/users/{nickname}/versus/{other}", answers(_versus))
     app.router.add_get("/api/account/games", answers(_my_games))
+    app.router.add_get("/api/account/export", answers(_export))

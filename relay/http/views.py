@@ -138,13 +138,18 @@ async def get_gcg(request: web.Request) -> web.Response:
         return json_error(404, "table_not_found", "no such table")
     if table.status != "ended":
         return json_error(409, "game_not_finished", "the game record is available once the game has ended")
+    return web.Response(text=game_record(referee, table), content_type="text/plain", charset="utf-8")
+
+
+def game_record(referee: Referee, table: Table) -> str:
+    """An ended table's GCG record, racks unrevealed (also what an account's export holds,
+    relay/http/profiles.py). Raises StoreError / sqlite3.Error."""
     from engine.gcg import write_gcg
 
     text = write_gcg(referee.full_state(table))
     # GCG's #id pragma names the table: the replay viewer finds a seat's own analysis for a dropped file.
     head, _, rest = text.partition("\n")
-    text = f"{head}\n#id lexio {table.id}\n{rest}"
-    return web.Response(text=text, content_type="text/plain", charset="utf-8")
+    return f"{head}\n#id lexio {table.id}\n{rest}"
 
 
 async def post_analysis(request: web.Request) -> web.Response:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -246,3 +247,70 @@ def test_the_seats_handed_over_are_the_seat_tokens_only() -> None:
 )
 def test_the_nickname_rule_is_the_relays(raw: str, problem: str | None) -> None:
     assert nickname_problem(raw) == problem
+
+
+# -- my data: export and deletion (issue 29, point 5) --------------------------------------------------------
+def _my_account() -> tuple[Client, FakeBrowser]:
+    client, browser = client_at("/account")
+    browser.answer("GET", "/api/account", 200, ME)
+    browser.answer("GET", "/api/tables", 200, {"tables": [], "live": []})
+    client.begin()
+    browser.settle()
+    return client, browser
+
+
+def test_my_account_offers_the_games_archive_as_a_download_of_the_relays_export() -> None:
+    _, browser = _my_account()
+    body = browser.regions["acct-body"]
+    assert 'id="export-games"' in body and 'download="lexio-Alice-games.zip"' in body
+    assert re.search(r'id="export-games" href="[^"]*/api/account/export"', body)
+    assert "Exporter mes parties (archive GCG)" in text(browser, "acct-body")
+
+
+def test_delete_opens_a_modal_dialog_on_its_field_and_escape_closes_it_back_on_the_button() -> None:
+    client, browser = _my_account()
+    ui(client, t="click", act="account-delete")
+    dialog = browser.regions["dialog-root"]
+    assert 'role="alertdialog"' in dialog and 'aria-modal="true"' in dialog and 'class="modal' in dialog
+    assert "Pour confirmer, tapez votre pseudo : Alice" in text(browser, "dialog-root")
+    assert browser.last_patch.get("focus") == "delete-confirm"
+    ui(client, t="key", key="Escape")
+    assert browser.regions["dialog-root"] == ""
+    assert browser.last_patch.get("focus") == "delete-account"
+    assert not any(u.endswith("/api/account/delete") for _, u, _ in browser.requests)
+
+
+def test_a_wrong_nickname_is_said_in_the_dialog_and_nothing_is_posted() -> None:
+    client, browser = _my_account()
+    ui(client, t="click", act="account-delete")
+    ui(client, t="bind", bind="acct-delete", value="Alicia", type="input")
+    ui(client, t="click", act="account-delete-go")
+    browser.settle()
+    assert 'data-code="bad_confirm"' in browser.regions["dialog-root"]
+    assert 'aria-invalid="true"' in browser.regions["dialog-root"]
+    assert not any(u.endswith("/api/account/delete") for _, u, _ in browser.requests)
+
+
+def test_deleting_posts_the_nickname_then_signs_the_page_out_goes_home_and_says_so() -> None:
+    client, browser = _my_account()
+    browser.answer("POST", "/api/account/delete", 200, {"deleted": "Alice"})
+    ui(client, t="click", act="account-delete")
+    ui(client, t="bind", bind="acct-delete", value=" alice ", type="input")  # as the relay compares
+    ui(client, t="click", act="account-delete-go")
+    browser.settle()
+    assert posted(browser, "/api/account/delete") == {"confirm": "alice"}
+    assert client.state.member is None and client.session.account.nickname is None
+    assert client.session.addr.path == "/" and browser.regions["dialog-root"] == ""
+    assert 'id="signin-link"' in browser.regions["hdr"]
+    assert "Le compte Alice est supprimé et vous êtes déconnecté." in text(browser, "banner")
+
+
+def test_a_refused_deletion_keeps_the_dialog_open_with_the_reason_in_words() -> None:
+    client, browser = _my_account()
+    browser.answer("POST", "/api/account/delete", 503, {"code": "accounts_unavailable", "message": "down"})
+    ui(client, t="click", act="account-delete")
+    ui(client, t="bind", bind="acct-delete", value="Alice", type="input")
+    ui(client, t="click", act="account-delete-go")
+    browser.settle()
+    assert "Les comptes sont indisponibles" in text(browser, "dialog-root")
+    assert client.session.account.nickname == "Alice"

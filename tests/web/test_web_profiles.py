@@ -191,3 +191,17 @@ def test_a_guest_gets_no_my_games_and_never_asks_for_them() -> None:
     browser.settle()
     assert 'data-testid="my-games"' not in browser.regions["main"]
     assert not [u for _, u, _ in browser.requests if u.endswith("/api/account/games")]
+
+
+def test_a_deleted_opponent_is_said_as_a_deleted_player_without_name_nor_link() -> None:
+    gone = {"seat": 1, "name": "Bob", "bot": None, "score": -12, "nickname": None, "deleted": True}
+    game = {**GAME, "players": [GAME["players"][0], gone]}  # type: ignore[index]
+    client, browser = client_at("/u/Alice")
+    browser.answer("GET", "/api/account", 401, {"code": "not_signed_in", "message": "sign in"})
+    browser.answer("GET", "/api/tables", 200, {"tables": [], "live": []})
+    browser.answer("GET", "/api/users/Alice", 200, {**PROFILE, "games": [game]})
+    client.begin()
+    browser.settle()
+    main = browser.regions["main"]
+    assert 'data-testid="deleted-player"' in main and "joueur supprimé" in text(browser)
+    assert "Bob" not in text(browser) and "u/Bob" not in main

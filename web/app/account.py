@@ -39,6 +39,17 @@ def nickname_problem(raw: str) -> str | None:
     return None
 
 
+def same_nickname(typed: str, nickname: str) -> bool:
+    """Whether ``typed`` names ``nickname`` as the relay compares nicknames: ignoring case and accents
+    (relay/accounts/nicknames.py ``fold``), surrounding spaces dropped."""
+
+    def fold(name: str) -> str:
+        decomposed = unicodedata.normalize("NFKD", name)
+        return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+    return bool(typed.strip()) and fold(typed.strip()) == fold(nickname)
+
+
 def seat_tokens(storage: Mapping[str, str]) -> list[dict[str, str]]:
     """The seats this browser holds (``localStorage["lexio:<table>"]``: waiting, playing and finished tables
     alike), as the relay's ``seats`` field wants them: ``[{"table", "token"}]``, at most :data:`MAX_SEATS`.
@@ -85,6 +96,10 @@ class AccountState:
     claimed: int | None = None  # games attached by the last sign-up, sign-in or recovery
     codes: list[str] = field(default_factory=list)  # recovery codes shown ONCE (the sign-up's dialog)
     codes_saved: bool = False  # "I saved them" ticked
+    # deleting the account: its dialog is open, the nickname typed to confirm, what is wrong with it
+    deleting: bool = False
+    delete_typed: str = ""
+    delete_error: str | None = None
     # the passkey ceremony handed to the page's main thread (app.glue.accounts): its id and what it is for
     pending: tuple[str, str, str] | None = None  # (request id, purpose, ceremony id)
 
@@ -115,6 +130,7 @@ class AccountState:
         self.passkeys, self.codes_left = [], None
         self.menu_open = False
         self.claimed = None
+        self.deleting, self.delete_typed, self.delete_error = False, "", None
 
     def open(self, page: str) -> None:
         """An account screen: its forms start clean (what was typed for another stays, the answers go)."""

@@ -1,6 +1,6 @@
 """HTML of the account screens (issue 29): sign in with a passkey, sign up (a nickname, then the passkey),
-recovery with a code, my account (passkeys, recovery codes left, sign out), and the dialog that shows the
-recovery codes once. Pure, like :mod:`app.screens`.
+recovery with a code, my account (passkeys, recovery codes left, sign out, export and deletion), the dialog
+that shows the recovery codes once and the one that confirms a deletion. Pure, like :mod:`app.screens`.
 
 Each screen is a frame (its ``h1`` and a live message line, ``#acct-msg``) drawn once per screen and
 language, and a body (``#acct-body``: the form, its buttons' busy state) redrawn when it changes; a field's
@@ -71,11 +71,12 @@ def message(acc: AccountState, tr: Translator) -> str:
     return ""
 
 
-def body(acc: AccountState, tr: Translator, seats: int) -> str:
-    """The form of the screen shown; ``seats``: how many seat tokens this browser would hand over."""
+def body(acc: AccountState, tr: Translator, seats: int, export_url: str = "") -> str:
+    """The form of the screen shown; ``seats``: how many seat tokens this browser would hand over;
+    ``export_url``: the relay's ``/api/account/export``."""
     page = acc.page or "signin"
     if page == "account" and acc.nickname is not None:
-        return _manage(acc, tr)
+        return _manage(acc, tr) + _my_data(acc, tr, export_url)
     if page == "signup":
         return _signup(acc, tr, seats)
     if page == "recover":
@@ -232,6 +233,55 @@ def _manage(acc: AccountState, tr: Translator) -> str:
         f'aria-describedby="out-all-hint"'
         f"{' disabled' if out_busy else ''}>{_e(tr.t('sign_out_all'))}</button></div>"
         f'<p class="hint muted" id="out-all-hint">{_e(tr.t("sign_out_all_hint"))}</p>'
+    )
+
+
+def _my_data(acc: AccountState, tr: Translator, export_url: str) -> str:
+    """Export (a plain download: the browser sends the cookie, the relay names the file) and deletion (its
+    dialog asks for the nickname)."""
+    name = f"lexio-{acc.nickname or ''}-games.zip"
+    return (
+        f'<h2 class="acct-h2" id="data-title">{_e(tr.t("my_data"))}</h2>'
+        '<div class="actions">'
+        f'<a class="button" id="export-games" href="{_e(export_url)}" download="{_e(name)}" '
+        f'aria-describedby="export-hint">{_e(tr.t("export_games"))}</a></div>'
+        f'<p class="hint muted" id="export-hint">{_e(tr.t("export_hint"))}</p>'
+        '<div class="actions">'
+        '<button type="button" id="delete-account" class="danger" data-act="account-delete" '
+        f'aria-haspopup="dialog" aria-describedby="delete-hint">{_e(tr.t("delete_account"))}</button></div>'
+        f'<p class="hint muted" id="delete-hint">{_e(tr.t("delete_hint"))}</p>'
+    )
+
+
+def delete_dialog(acc: AccountState, tr: Translator) -> str:
+    """The deletion's confirmation: a modal dialog that keeps the focus (the bootstrap cycles Tab inside
+    ``.modal``), asking for the nickname typed; Escape and "Cancel" close it."""
+    if not acc.deleting or acc.nickname is None:
+        return ""
+    nick, busy = acc.nickname, acc.busy == "delete"
+    problem = acc.delete_error
+    invalid = ' aria-invalid="true"' if problem else ""
+    error = (
+        f'<span data-testid="delete-error" data-code="{_e(problem)}">✖ {_e(error_text(tr, problem))}</span>'
+        if problem
+        else ""
+    )
+    return (
+        '<div class="backdrop"><div class="modal delete-modal" id="delete-dialog" role="alertdialog" '
+        'aria-modal="true" aria-labelledby="delete-title" aria-describedby="delete-text">'
+        f'<h2 id="delete-title">{_e(tr.t("delete_title", name=nick))}</h2>'
+        f'<p id="delete-text">{_e(tr.t("delete_text"))}</p>'
+        f'<label for="delete-confirm">{_e(tr.t("delete_type", name=nick))}</label>'
+        f'<input id="delete-confirm" name="confirm" autocomplete="off" autocapitalize="none" '
+        f'spellcheck="false" value="{_e(acc.delete_typed)}" data-bind="acct-delete" '
+        f'data-enter="account-delete-go" aria-describedby="delete-error"{invalid}>'
+        f'<p class="field-error" id="delete-error" aria-live="assertive">{error}</p>'
+        '<div class="actions">'
+        f'<button type="button" id="delete-cancel" data-act="account-delete-cancel">'
+        f"{_e(tr.t('delete_cancel'))}</button>"
+        f'<button type="button" id="delete-go" class="danger" data-act="account-delete-go"'
+        f"{BUSY if busy else ''}>{_e(tr.t('delete_busy') if busy else tr.t('delete_go'))}</button></div>"
+        "</div></div>"
     )
 
 

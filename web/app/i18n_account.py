@@ -136,6 +136,41 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Welcome, {name}. {n} game(s) from this browser attached to your account.",
     ),
     "signed_out": ("Vous êtes déconnecté.", "You are signed out."),
+    # my data: export, deletion (issue 29, point 5)
+    "my_data": ("Mes données", "My data"),
+    "export_games": ("Exporter mes parties (archive GCG)", "Export my games (GCG archive)"),
+    "export_hint": (
+        "Une archive ZIP : un fichier GCG par partie terminée, lisible par Quackle ou la page Revoir.",
+        "A ZIP archive: one GCG file per finished game, readable by Quackle or the replay page.",
+    ),
+    "delete_account": ("Supprimer mon compte", "Delete my account"),
+    "delete_hint": (
+        "Vos clés d'accès, sessions et votre profil sont effacés, et votre pseudo redevient libre. Les "
+        "autres joueurs gardent vos parties passées, sous « joueur supprimé ». C'est définitif.",
+        "Your passkeys, sessions and profile are erased, and your nickname becomes free again. The other "
+        "players keep your past games, under \u201cdeleted player\u201d. This is final.",
+    ),
+    "delete_title": ("Supprimer le compte {name} ?", "Delete the account {name}?"),
+    "delete_text": (
+        "C'est définitif : aucune clé d'accès ni aucun code de secours ne pourra le rendre. Exportez "
+        "d'abord vos parties si vous voulez les garder.",
+        "This is final: no passkey nor recovery code can bring it back. Export your games first if you "
+        "want to keep them.",
+    ),
+    "delete_type": ("Pour confirmer, tapez votre pseudo : {name}", "To confirm, type your nickname: {name}"),
+    "delete_go": ("Supprimer définitivement", "Delete for good"),
+    "delete_busy": ("Suppression…", "Deleting…"),
+    "delete_cancel": ("Annuler", "Cancel"),
+    "account_deleted": (
+        "Le compte {name} est supprimé et vous êtes déconnecté. Vos parties restent chez vos adversaires "
+        "sous « joueur supprimé ».",
+        "The account {name} is deleted and you are signed out. Your games stay with your opponents as "
+        "\u201cdeleted player\u201d.",
+    ),
+    "bad_confirm": (
+        "Ce n'est pas votre pseudo : tapez-le tel quel pour confirmer.",
+        "That is not your nickname: type it as it is to confirm.",
+    ),
     "signed_out_all": (
         "Déconnecté de {n} session(s).",
         "Signed out of {n} session(s).",

@@ -59,6 +59,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "result_draw": ("Égalité", "Draw"),
     "result_loss": ("Défaite", "Loss"),
     "guest_marker": ("invité", "guest"),
+    "deleted_player": ("joueur supprimé", "deleted player"),
     "game_view": ("Revoir", "View"),
     "game_view_label": (
         "Revoir la partie du {date} contre {names} : fin et relecture",

@@ -17,13 +17,14 @@ from app.members import profile_href
 @dataclass(frozen=True)
 class GamePlayer:
     """One seat of a finished game: ``nickname`` when a registered player sat there (their profile's link),
-    ``bot`` a computer player's level."""
+    ``bot`` a computer player's level, ``deleted`` an account deleted since (shown as "deleted player")."""
 
     seat: int
     name: str
     bot: str | None
     score: int
     nickname: str | None
+    deleted: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ def _player(raw: object) -> GamePlayer | None:
         bot=bot if isinstance(bot, str) and bot else None,
         score=_int(raw.get("score")),
         nickname=nick if isinstance(nick, str) and nick else None,
+        deleted=raw.get("deleted") is True,
     )
 
 

@@ -44,7 +44,12 @@ def short_date(ms: int, tr: Translator) -> tuple[str, str]:
 
 def player_name(tr: Translator, p: GamePlayer) -> str:
     """A player as every list here shows them: a registered player's name links to their profile, with a
-    check mark and "(registered player)" for screen readers; a computer player and a guest are said so."""
+    check mark and "(registered player)" for screen readers; a computer player and a guest are said so; a
+    deleted account is "deleted player", neither its old name nor a link (whoever has the nickname now is
+    somebody else)."""
+    if p.deleted:
+        gone = _e(tr.t("deleted_player"))
+        return f'<span class="deleted-player" data-testid="deleted-player">{gone}</span>'
     if p.nickname:
         return (
             open_link(address(p.nickname), p.nickname, cls="member")
@@ -56,7 +61,7 @@ def player_name(tr: Translator, p: GamePlayer) -> str:
 
 
 def _plain_names(tr: Translator, players: tuple[GamePlayer, ...]) -> str:
-    return ", ".join(p.nickname or p.name for p in players) or "—"
+    return ", ".join(tr.t("deleted_player") if p.deleted else p.nickname or p.name for p in players) or "—"
 
 
 def score(tr: Translator, n: int) -> str:

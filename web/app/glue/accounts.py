@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING
 
-from app.account import PAGES, seat_tokens
+from app.account import PAGES, same_nickname, seat_tokens
 from app.account_screens import check_nick, codes_text, nick_error
 
 if TYPE_CHECKING:
@@ -148,6 +148,9 @@ class Accounts:
             "codes-copy": lambda _: self.copy_codes(),
             "codes-download": lambda _: self.download_codes(),
             "codes-done": lambda _: self.codes_done(),
+            "account-delete": lambda _: self.open_delete(),
+            "account-delete-cancel": lambda _: self.close_delete(),
+            "account-delete-go": lambda _: self.delete(),
         }
 
     def on_bind(self, bind: str, value: str, checked: bool, typing: bool) -> bool:
@@ -168,6 +171,8 @@ class Accounts:
             acc.code = value
         elif bind == "acct-pk-name":
             acc.new_name = value
+        elif bind == "acct-delete":
+            acc.delete_typed = value  # no re-render while typing (the caret stays put)
         elif bind == "codes-saved":
             acc.codes_saved = checked
             self.renderer.render()
@@ -330,6 +335,55 @@ class Accounts:
         acc.renaming, acc.done = None, (done, {})
         await self.load()
         self.page.patch["focus"] = "passkey-add"  # the row acted on may be gone: a stable place
+
+    # -- deleting the account -----------------------------------------------------------------------------
+    def open_delete(self) -> None:
+        acc = self.acc
+        if acc.nickname is not None and acc.busy is None:
+            acc.deleting, acc.delete_typed, acc.delete_error = True, "", None
+            self.page.patch["focus"] = "delete-confirm"  # the field to type in, not the dialog's first button
+
+    def close_delete(self) -> None:
+        """Cancel or Escape: the dialog goes, the focus back on the button that opened it."""
+        acc = self.acc
+        if acc.busy == "delete":
+            return  # asked already: its answer closes the dialog
+        acc.deleting, acc.delete_typed, acc.delete_error = False, "", None
+        self.page.patch["focus"] = "delete-account"
+
+    def delete(self) -> None:
+        acc = self.acc
+        if not acc.deleting or acc.busy is not None or acc.nickname is None:
+            return
+        if not same_nickname(acc.delete_typed, acc.nickname):
+            acc.delete_error = "bad_confirm"  # said before asking: the relay would refuse the same
+            self.page.patch["focus"] = "delete-confirm"
+            return
+        acc.delete_error = None
+        self.spawn_busy("delete", self._delete(acc.delete_typed.strip()))
+
+    async def _delete(self, typed: str) -> None:
+        status, data = await self.api.call("POST", "/api/account/delete", {"confirm": typed})
+        acc = self.acc
+        acc.busy = None
+        if status != 200:
+            code = _code(data)
+            if status == 401:  # deleted or signed out meanwhile, from another device
+                acc.deleting = False
+                self._refused(status, data)
+                return
+            acc.delete_error = code
+            self.page.patch["focus"] = "delete-confirm"
+            self.renderer.render()
+            return
+        name = acc.nickname or ""
+        acc.signed_out()  # the dialog closes with it
+        self._sync_member()
+        acc.page = None
+        self.page.patch["push"] = self.session.addr.go("")
+        self.route()
+        self.session.set_notice("account_deleted", {"name": name})
+        self.renderer.render()
 
     # -- the recovery codes' dialog -----------------------------------------------------------------------
     def copy_codes(self) -> None:

@@ -286,6 +286,11 @@ class UiEvents:
         key = str(d.get("key", ""))
         if self.session.account.codes:
             return  # the recovery codes' dialog closes only by "I saved them" (never by Escape)
+        if self.session.account.deleting:
+            if key == "Escape":  # the deletion's dialog: Escape cancels it
+                self.accounts.close_delete()
+                self.renderer.render()
+            return
         rs = self.session.replay
         if rs is not None:
             if rs.key(key):

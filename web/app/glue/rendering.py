@@ -109,7 +109,8 @@ class Renderer:
             page.patch["focus"] = "title"
         self.screen_key, self.screen_sub = key, title_key
         codes = account_screens.codes_dialog(ses.account, tr)  # the recovery codes, shown once
-        page.write("dialog-root", codes or render.dialog(s, tr))
+        deleting = account_screens.delete_dialog(ses.account, tr)  # its focus is set where it opens
+        page.write("dialog-root", codes or deleting or render.dialog(s, tr))
         if s.dialog or (codes and "dialog-root" in page.patch.get("r", {}) and not self.codes_shown):
             page.patch["focus"] = "modal"
         self.codes_shown = bool(codes)
@@ -129,7 +130,8 @@ class Renderer:
         if "main" in page.patch.get("r", {}):
             page.cache.pop("acct-body", None)
             page.cache.pop("acct-msg", None)
-        page.write("acct-body", account_screens.body(acc, tr, len(seat_tokens(page.storage))))
+        export = f"{ses.addr.relay}/api/account/export"
+        page.write("acct-body", account_screens.body(acc, tr, len(seat_tokens(page.storage)), export))
         if "acct-body" in page.patch.get("r", {}):
             page.cache.pop("nick-error", None)  # drawn inside the body afresh
         page.cache["nick-error"] = account_screens.nick_error(acc, tr)

@@ -1,0 +1,36 @@
+"""Deleting an account (docs/protocol.md, "Accounts"): its passkeys, sessions, recovery codes, ceremonies in
+progress and seat claims go, and the account itself (its nickname is free again), in one transaction.
+
+The games it played stay whole for the other players: the journal is never rewritten, the history rows
+(``game_players``) are kept, and each seat the account had is marked in ``deleted_seats`` so that profiles
+show that opponent as a deleted player, with no link to anyone (a new account taking the nickname later is
+somebody else).
+"""
+
+from __future__ import annotations
+
+from relay.accounts.db import Db
+
+
+class Erasure:
+    """One query; raises as relay.accounts.store.AccountStore."""
+
+    def __init__(self, db: Db) -> None:
+        self.db = db
+
+    def delete(self, account_id: str, now_ms: int) -> int | None:
+        """Deletes the account and everything that is its own; returns how many of its seats were marked
+        deleted, or None if there was no such account (deleted meanwhile, from another session)."""
+        with self.db.transaction() as tx:
+            marked = tx.run(
+                "INSERT INTO deleted_seats (table_id, seat, deleted_ms)"
+                " SELECT table_id, seat, ? FROM seat_accounts WHERE account_id = ? ON CONFLICT DO NOTHING",
+                (now_ms, account_id),
+            )
+            # Each table named, not left to ON DELETE CASCADE: SQLite only cascades with its foreign_keys
+            # pragma on, and what a deletion removes should read here.
+            for table in ("seat_accounts", "sessions", "recovery_codes", "credentials", "challenges"):
+                tx.run(f"DELETE FROM {table} WHERE account_id = ?", (account_id,))
+            if tx.run("DELETE FROM accounts WHERE id = ?", (account_id,)) != 1:
+                return None
+        return marked
