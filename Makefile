@@ -97,7 +97,8 @@ cluster: setup web postgresql cluster-tools
 
 run: setup web
 	@mkdir -p var
-	@echo "Lexio: http://$(HOST):$(PORT)/"
+	@# Browsers refuse passkeys on an IP address: on loopback, the localhost name is the address to open.
+	@echo "Lexio: http://$(if $(filter 127.0.0.1,$(HOST)),localhost,$(HOST)):$(PORT)/"
 	$(BIN)/lexio serve --host $(HOST) --port $(PORT) --db var/lexio.sqlite3 --static web/dist
 
 lint: setup
