@@ -81,6 +81,26 @@ def test_home_only_the_create_button_or_enter_creates_a_table_and_own_tables_com
     expect(page.locator("#seat-list li")).to_contain_text("Alice (vous)" if fr else "Alice (you)")
 
 
+def test_a_name_being_typed_survives_a_render_of_its_screen_made_before_the_typing_reached_python(
+    players: Any, relay: Relay
+) -> None:
+    """A render computed before the keystrokes reached Python (the lobby refreshing as the page starts)
+    must not put back the name the player has just changed: clearing it and pressing Create would
+    otherwise create a table under the old name."""
+    alice = players("Alice")
+    alice.open("/")
+    page = alice.page
+    page.locator("#name-input").fill("Zed")
+    # The home's region re-rendered as Python last knew it: the field's attribute still says "Alice".
+    page.evaluate(
+        """() => { const region = document.getElementById('name-input').parentElement.closest('[id]');
+                   window.lexioPatch(JSON.stringify({r: {[region.id]: region.innerHTML}})); }"""
+    )
+    expect(page.locator("#name-input")).to_have_value("Zed")
+    page.locator("#create-table").click()
+    expect(page.locator("#seat-list li").first).to_contain_text("Zed")
+
+
 @pytest.mark.parametrize(("size", "lang"), [("desktop", "fr"), ("phone", "en")])
 def test_an_invitation_link_shows_the_table_and_a_taken_name_is_fixed_in_the_same_tab(
     players: Any, relay: Relay, size: str, lang: str
