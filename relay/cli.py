@@ -1,7 +1,9 @@
 """``lexio serve [flags]`` (also ``python -m relay serve``): run the relay. See ``lexio serve --help``.
 
 ``lexio export-journal --from FILE --to postgresql://...``: copy a SQLite journal into PostgreSQL
-(relay/journal/export.py)."""
+(relay/journal/export.py).
+
+``lexio admin ...``: the host's moderation commands (relay/admin.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from relay.journal.export import main as export_main
 
         return export_main(args[1:])
+    if args[:1] == ["admin"]:
+        from relay.admin import main as admin_main
+
+        return admin_main(args[1:])
     try:
         config = config_from_args(argv)
     except ConfigError as err:

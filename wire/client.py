@@ -19,6 +19,7 @@ import engine
 MAX_ID = 64
 MAX_NAME = 100
 MAX_TOKEN = 128
+MAX_REPORT_NOTE = 2000  # beyond: bad_message; the relay's own limit (500 characters) is bad_note
 MAX_CHAT_FRAME_TEXT = 2000  # beyond: bad_message; the chat's own limit (200 characters) is chat_too_long
 LEVELS: Final = ("beginner", "easy", "medium", "strong", "expert")
 # The most tiles one play or swap may name: the largest rack of any variant (the engine checks the rest).
@@ -198,6 +199,21 @@ class Chat:
 
 
 @dataclass(frozen=True, slots=True)
+class Report:
+    """A signed-in player reports the person at ``seat`` to the host (reason and note: the relay's to
+    check; docs/protocol.md, "Moderation")."""
+
+    type: ClassVar[str] = "report"
+    id: str | None = None
+    seat: int = 0
+    reason: str = ""
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {**_head(self.type, self.id), "seat": self.seat, "reason": self.reason, "note": self.note}
+
+
+@dataclass(frozen=True, slots=True)
 class Analyse:
     type: ClassVar[str] = "analyse"
     id: str | None = None
@@ -220,6 +236,7 @@ ClientFrame = (
     | Ping
     | Rematch
     | Chat
+    | Report
     | Analyse
 )
 # The frames that change a table (decided once, resendable with "resent": docs/protocol.md).
@@ -253,6 +270,7 @@ _SCHEMA: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     "rematch": (frozenset(), frozenset()),
     "chat": (frozenset({"text"}), frozenset({"name"})),
     "analyse": (frozenset(), frozenset()),
+    "report": (frozenset({"seat", "reason"}), frozenset({"note"})),
 }
 CLIENT_TYPES: Final = frozenset(_SCHEMA)
 
@@ -268,6 +286,13 @@ def _str(obj: dict[str, Any], key: str, limit: int, msg_id: str | None) -> str:
     if len(value) > limit:
         raise _bad(key, f"longer than {limit} characters", msg_id)
     return value
+
+
+def _seat(obj: dict[str, Any], msg_id: str | None) -> int:
+    seat = obj["seat"]
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < MAX_SEATS:
+        raise _bad("seat", f"must be a seat number 0-{MAX_SEATS - 1}", msg_id)
+    return seat
 
 
 def parse_client_frame(text: str) -> ClientFrame:
@@ -357,10 +382,10 @@ def _typed(kind: str, obj: dict[str, Any], msg_id: str | None) -> ClientFrame:
             raise ProtocolError("bad_level", f"level must be one of {', '.join(LEVELS)}", msg_id=msg_id)
         return AddBot(msg_id, level)
     if kind == "remove_bot":
-        seat = obj["seat"]
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < MAX_SEATS:
-            raise _bad("seat", f"must be a seat number 0-{MAX_SEATS - 1}", msg_id)
-        return RemoveBot(msg_id, seat)
+        return RemoveBot(msg_id, _seat(obj, msg_id))
+    if kind == "report":
+        note = _str(obj, "note", MAX_REPORT_NOTE, msg_id) if obj.get("note") is not None else ""
+        return Report(msg_id, _seat(obj, msg_id), _str(obj, "reason", 16, msg_id), note)
     if kind == "place":
         tiles = obj["tiles"]
         if not isinstance(tiles, list) or not 1 <= len(tiles) <= MAX_RACK:

@@ -134,6 +134,42 @@ SCHEMA: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (table_id, seat)
         )""",
     ),
+    # Version 4: moderation (relay/accounts/moderation.py): who blocks whom, players' reports, hosts' bans.
+    (
+        """CREATE TABLE blocks (
+            blocker_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            blocked_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            created_ms BIGINT NOT NULL,
+            PRIMARY KEY (blocker_id, blocked_id)
+        )""",
+        "CREATE INDEX blocks_blocked ON blocks(blocked_id)",
+        """CREATE TABLE reports (
+            id TEXT PRIMARY KEY,
+            created_ms BIGINT NOT NULL,
+            reporter_id TEXT,
+            table_id TEXT NOT NULL,
+            seat INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            account_id TEXT,
+            address TEXT,
+            reason TEXT NOT NULL,
+            note TEXT NOT NULL,
+            excerpt TEXT NOT NULL,
+            closed_ms BIGINT
+        )""",
+        "CREATE INDEX reports_reporter ON reports(reporter_id, created_ms)",
+        """CREATE TABLE bans (
+            id TEXT PRIMARY KEY,
+            account_id TEXT,
+            address TEXT,
+            reason TEXT NOT NULL,
+            created_ms BIGINT NOT NULL,
+            until_ms BIGINT NOT NULL,
+            lifted_ms BIGINT
+        )""",
+        "CREATE INDEX bans_account ON bans(account_id)",
+        "CREATE INDEX bans_address ON bans(address)",
+    ),
 )
 
 

@@ -21,10 +21,12 @@ from relay.accounts.db import Db
 from relay.accounts.erasure import Erasure
 from relay.accounts.errors import AccountError
 from relay.accounts.history import seat_results
+from relay.accounts.moderation import ChatLine, Moderation, NewReport
 from relay.accounts.nicknames import check_nickname, fold
 from relay.accounts.passkeys import CEREMONY_MS, Site
 from relay.accounts.profiles import Profiles
 from relay.accounts.store import Account, AccountStore, Challenge, Credential, NewAccount
+from relay.tables.table import ChatSaid, RelayError, Suspension, Table
 
 log = logging.getLogger("lexio.relay")
 
@@ -68,6 +70,7 @@ class Accounts:
         self.store = AccountStore(db)
         self.profiles = Profiles(db)
         self.erasure = Erasure(db)
+        self.moderation = Moderation(db, now_ms)
         self.now_ms = now_ms
 
     async def call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -271,6 +274,35 @@ class TableMembers:
 
     async def game_ended(self, table_id: str, state: engine.GameState) -> None:
         await self.accounts.call(self.accounts.profiles.add_results, seat_results(table_id, state))
+
+    async def suspension(self, account_id: str | None, address: str) -> Suspension | None:
+        ban = await self.accounts.call(self.accounts.moderation.ban_on, account_id, address)
+        return None if ban is None else ban.suspension()
+
+    async def blockers(self, account_id: str) -> frozenset[str]:
+        return await self.accounts.call(self.accounts.moderation.blockers, account_id)
+
+    async def blocked(self, account_id: str) -> frozenset[str]:
+        return await self.accounts.call(self.accounts.moderation.blocked_ids, account_id)
+
+    async def seat_deleted(self, table_id: str, seat: int) -> bool:
+        return await self.accounts.call(self.accounts.store.seat_deleted, table_id, seat)
+
+    async def report(
+        self, reporter_id: str, table: Table, seat: int, address: str | None, excerpt: Sequence[ChatSaid],
+        reason: object, note: object,
+    ) -> str:  # fmt: skip
+        """Raises RelayError with the accounts' code (``bad_reason``, ``bad_note``, ``report_self``,
+        ``too_many_reports``)."""
+        said = table.state.seats[seat]
+        new = NewReport(
+            reporter_id, table.id, seat, said.name, said.account, address,
+            reason, note, tuple(ChatLine(line.name, line.text, line.at_ms) for line in excerpt),
+        )  # fmt: skip
+        try:
+            return await self.accounts.call(self.accounts.moderation.report, new)
+        except AccountError as err:
+            raise RelayError(err.code, err.message) from err
 
     async def backfill(
         self, read_state: Callable[[str], Awaitable[engine.GameState]], batch: int = 100

@@ -247,6 +247,12 @@ class AccountStore:
             )
         return bool(rows) and rows[0][0] == account_id
 
+    def seat_deleted(self, table_id: str, seat: int) -> bool:
+        with self.db.transaction() as tx:
+            return bool(
+                tx.rows("SELECT 1 FROM deleted_seats WHERE table_id = ? AND seat = ?", (table_id, seat))
+            )
+
     def seats(self, account_id: str) -> list[tuple[str, int]]:
         with self.db.transaction() as tx:
             rows = tx.rows(

@@ -23,8 +23,8 @@ from relay.accounts.errors import AccountError
 from relay.accounts.passkeys import Site
 from relay.accounts.service import SESSION_MS, Accounts, Ceremony, SignedIn
 from relay.accounts.store import Account
+from relay.addresses import address_key
 from relay.http.keys import ACCOUNT_LIMITS_KEY, ACCOUNTS_KEY, CONFIG_KEY, REFEREE_KEY
-from relay.http.limits import address_key
 from relay.http.middlewares import forwarded_for, json_error, own_origins
 from relay.journal import JournalUnavailable
 from relay.journal.sqlite import StoreError
@@ -72,7 +72,7 @@ def site_of(request: web.Request) -> Site:
     return Site(rp_id=host, origin=origin)
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
+async def body_of(request: web.Request) -> dict[str, Any]:
     try:
         body = await request.json() if await request.read() else {}
     except (ValueError, RecursionError) as exc:
@@ -85,8 +85,7 @@ async def _body(request: web.Request) -> dict[str, Any]:
 def _limit(request: web.Request, budget: str) -> None:
     """Charges the client address's ``budget`` (signups, signins, recoveries). Raises AccountError
     ``rate_limited`` with the seconds to wait."""
-    config = request.app[CONFIG_KEY]
-    key = address_key(config.client_address(request.remote, forwarded_for(request)))
+    key = client_key(request)
     bucket = getattr(request.app[ACCOUNT_LIMITS_KEY], budget)
     now = time.monotonic()
     if not bucket.allow(key, now):
@@ -94,6 +93,12 @@ def _limit(request: web.Request, budget: str) -> None:
             "rate_limited", "too many attempts from this address; try again later", status=429,
             retry_after=bucket.wait(key, now),
         )  # fmt: skip
+
+
+def client_key(request: web.Request) -> str:
+    """The request's client address as budgets and bans key it (behind a trusted proxy: the forwarded one)."""
+    config = request.app[CONFIG_KEY]
+    return address_key(config.client_address(request.remote, forwarded_for(request)))
 
 
 async def current(request: web.Request) -> Account | None:
@@ -171,14 +176,17 @@ async def _claim(request: web.Request, account: Account, seats: object) -> list[
 async def _signup_options(request: web.Request) -> web.Response:
     site = site_of(request)
     _limit(request, "signups")
-    body = await _body(request)
+    body = await body_of(request)
     accounts = request.app[ACCOUNTS_KEY]
+    ban = await accounts.call(accounts.moderation.ban_on, None, client_key(request))
+    if ban is not None:
+        raise AccountError("banned", ban.suspension().refusal().message, status=403)
     return _ceremony(await accounts.call(accounts.signup_options, site, body.get("nickname")))
 
 
 async def _signup(request: web.Request) -> web.Response:
     site = site_of(request)
-    body = await _body(request)
+    body = await body_of(request)
     accounts, agent = request.app[ACCOUNTS_KEY], request.headers.get("User-Agent", "")
     done = await accounts.call(accounts.signup, site, body.get("ceremony"), body.get("credential"), agent)
     log.info("account created", extra={"fields": {"account": done.account.id}})
@@ -194,7 +202,7 @@ async def _signin_options(request: web.Request) -> web.Response:
 async def _signin(request: web.Request) -> web.Response:
     site = site_of(request)
     _limit(request, "signins")
-    body = await _body(request)
+    body = await body_of(request)
     accounts, agent = request.app[ACCOUNTS_KEY], request.headers.get("User-Agent", "")
     try:
         done = await accounts.call(accounts.signin, site, body.get("ceremony"), body.get("credential"), agent)
@@ -226,7 +234,7 @@ async def _delete(request: web.Request) -> web.Response:
     """Deletes the signed-in account for good (``{"confirm": nickname}``) and clears the cookie."""
     site_of(request)
     account = await signed_in(request)
-    body = await _body(request)
+    body = await body_of(request)
     accounts = request.app[ACCOUNTS_KEY]
     marked = await accounts.call(accounts.delete_account, account, body.get("confirm"))
     log.info("account deleted", extra={"fields": {"account": account.id, "seats": marked}})
@@ -238,6 +246,8 @@ async def _me(request: web.Request) -> web.Response:
     accounts = request.app[ACCOUNTS_KEY]
     keys = await accounts.call(accounts.store.credentials, account.id)
     left = await accounts.call(accounts.store.recovery_codes_left, account.id)
+    ban = await accounts.call(accounts.moderation.ban_on, account.id, client_key(request))
+    blocked = await accounts.call(accounts.moderation.blocked, account.id)
     return web.json_response(
         {
             "account": _account_json(account),
@@ -245,6 +255,9 @@ async def _me(request: web.Request) -> web.Response:
                 {"id": c.id, "name": c.name, "created_ms": c.created_ms, "used_ms": c.used_ms} for c in keys
             ],
             "recovery_codes_left": left,
+            # A ban in force on the account or this address: what the player is told, and until when.
+            "ban": None if ban is None else ban.to_json(),
+            "blocked": [{"nickname": b.nickname, "since": b.created_ms} for b in blocked],
         }
     )
 
@@ -259,7 +272,7 @@ async def _passkey_options(request: web.Request) -> web.Response:
 async def _add_passkey(request: web.Request) -> web.Response:
     site = site_of(request)
     account = await signed_in(request)
-    body = await _body(request)
+    body = await body_of(request)
     accounts = request.app[ACCOUNTS_KEY]
     cred = await accounts.call(
         accounts.add_passkey, site, account, body.get("ceremony"), body.get("credential"), body.get("name")
@@ -270,7 +283,7 @@ async def _add_passkey(request: web.Request) -> web.Response:
 async def _rename_passkey(request: web.Request) -> web.Response:
     site_of(request)
     account = await signed_in(request)
-    body = await _body(request)
+    body = await body_of(request)
     accounts = request.app[ACCOUNTS_KEY]
     await accounts.call(accounts.rename_passkey, account, body.get("id"), body.get("name"))
     return web.json_response({"renamed": body.get("id")})
@@ -279,7 +292,7 @@ async def _rename_passkey(request: web.Request) -> web.Response:
 async def _remove_passkey(request: web.Request) -> web.Response:
     site_of(request)
     account = await signed_in(request)
-    body = await _body(request)
+    body = await body_of(request)
     accounts = request.app[ACCOUNTS_KEY]
     await accounts.call(accounts.remove_passkey, account, body.get("id"))
     return web.json_response({"removed": body.get("id")})
@@ -288,7 +301,7 @@ async def _remove_passkey(request: web.Request) -> web.Response:
 async def _recovery_options(request: web.Request) -> web.Response:
     site = site_of(request)
     _limit(request, "recoveries")
-    body = await _body(request)
+    body = await body_of(request)
     accounts = request.app[ACCOUNTS_KEY]
     return _ceremony(
         await accounts.call(accounts.recovery_options, site, body.get("nickname"), body.get("code"))
@@ -297,7 +310,7 @@ async def _recovery_options(request: web.Request) -> web.Response:
 
 async def _recover(request: web.Request) -> web.Response:
     site = site_of(request)
-    body = await _body(request)
+    body = await body_of(request)
     accounts, agent = request.app[ACCOUNTS_KEY], request.headers.get("User-Agent", "")
     done = await accounts.call(accounts.recover, site, body.get("ceremony"), body.get("credential"), agent)
     return await _signed_in_response(request, done, body)
@@ -306,7 +319,7 @@ async def _recover(request: web.Request) -> web.Response:
 async def _claim_view(request: web.Request) -> web.Response:
     site_of(request)
     account = await signed_in(request)
-    body = await _body(request)
+    body = await body_of(request)
     return web.json_response({"claimed": await _claim(request, account, body.get("seats"))})
 
 
@@ -333,4 +346,14 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/account", answers(_me))
 
 
-__all__ = ["COOKIE", "Accounts", "add_routes", "current", "site_of"]
+__all__ = [
+    "COOKIE",
+    "Accounts",
+    "add_routes",
+    "answers",
+    "body_of",
+    "client_key",
+    "current",
+    "signed_in",
+    "site_of",
+]

@@ -13,6 +13,7 @@ from relay.tables import (
     Table,
     chat,
     dumps,
+    reports,
     resend,
 )
 from relay.tables.analysis import serve_analysis
@@ -20,9 +21,14 @@ from wire import server
 
 
 class _Refusal(RelayError):
-    def __init__(self, msg_id: str | None, code: str, message: str) -> None:
-        super().__init__(code, message)
+    def __init__(self, msg_id: str | None, code: str, message: str, **params: str | int | None) -> None:
+        super().__init__(code, message, **params)
         self.msg_id = msg_id
+
+    @classmethod
+    def of(cls, msg_id: str | None, err: RelayError) -> _Refusal:
+        """``err`` answering the frame ``msg_id`` (its params kept: a ban's reason and end, ...)."""
+        return cls(msg_id, err.code, err.message, **err.params)
 
 
 def _seat(conn: Conn) -> int:
@@ -81,13 +87,19 @@ async def dispatch(
             try:
                 await referee.rematches.rematch(table, conn, m.id, lambda new_id: f"{link_base}/t/{new_id}")
             except RelayError as err:
-                raise _Refusal(m.id, err.code, err.message) from err
+                raise _Refusal.of(m.id, err) from err
             return []
         case wire.Analyse():
             try:
                 await serve_analysis(referee, table, conn, m.id)
             except RelayError as err:
-                raise _Refusal(m.id, err.code, err.message) from err
+                raise _Refusal.of(m.id, err) from err
+            return []
+        case wire.Report():
+            try:
+                await reports.report(referee.services, table, conn, m)
+            except RelayError as err:
+                raise _Refusal.of(m.id, err) from err
             return []
     seat = conn.seat
     if seat is None:
@@ -135,9 +147,9 @@ async def _seat_or_watch(
             try:
                 await referee.seating.join_by_token(table, conn, token, m.id)
             except RelayError as err:
-                raise _Refusal(m.id, err.code, err.message) from err
+                raise _Refusal.of(m.id, err) from err
         case wire.Join(name=str(name)):
             try:
                 await referee.seating.join_by_name(table, conn, name, m.id, t0)
             except RelayError as err:
-                raise _Refusal(m.id, err.code, err.message) from err
+                raise _Refusal.of(m.id, err) from err

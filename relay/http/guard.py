@@ -37,8 +37,8 @@ from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 
+from relay.addresses import address_key
 from relay.config import Config
-from relay.http.limits import address_key
 from relay.http.ws import WebSocket
 from relay.logs import Throttle, client_warning
 

@@ -10,31 +10,13 @@ burst.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv6Address, IPv6Network, ip_address
 from typing import Any, Protocol
 
 from relay.config import Config
 
-IPV6_PREFIX = 64
 DEFAULT_CAPACITY = 10_000
-
-
-@functools.lru_cache(maxsize=4096)  # every frame asks; parsing an address each time cost 1% of an action
-def address_key(address: str) -> str:
-    """The budget key of a client address: IPv4 as is, IPv6 by its /64 (IPv4-mapped IPv6 as IPv4);
-    anything else (a Unix socket, ``"?"``) as given."""
-    try:
-        ip: IPv4Address | IPv6Address = ip_address(address.strip("[]"))
-    except ValueError:
-        return address
-    if isinstance(ip, IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(IPv6Network((int(ip) >> (128 - IPV6_PREFIX) << (128 - IPV6_PREFIX), IPV6_PREFIX)))
-    return str(ip)
 
 
 _SLACK = 1e-6

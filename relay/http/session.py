@@ -10,9 +10,10 @@ from math import ceil
 
 import engine
 import wire
+from relay.addresses import address_key
 from relay.config import Config
 from relay.http.dispatch import dispatch
-from relay.http.limits import Limits, address_key
+from relay.http.limits import Limits
 from relay.journal import JournalUnavailable
 from relay.journal.sqlite import StoreError
 from relay.logs import client_warning

@@ -11,8 +11,8 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
 
 import engine
+from relay.addresses import address_key
 from relay.http.keys import BUS_KEY, CONFIG_KEY, LIMITS_KEY, METRICS_KEY, REFEREE_KEY
-from relay.http.limits import address_key
 from relay.http.lobby import live_games
 from relay.http.middlewares import forwarded_for, json_error
 from relay.journal import JournalUnavailable

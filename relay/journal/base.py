@@ -80,7 +80,14 @@ class Journal(Protocol):
     def release_analysis(self, table_id: str, seat: int) -> None: ...
 
     def add_chat(
-        self, table_id: str, channel: str, seat: int | None, name: str | None, text: str, at_ms: int
+        self,
+        table_id: str,
+        channel: str,
+        seat: int | None,
+        name: str | None,
+        text: str,
+        at_ms: int,
+        account: str | None = None,
     ) -> int: ...
 
     def chat(self, table_id: str, channel: str, limit: int) -> list[ChatRow]: ...

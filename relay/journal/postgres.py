@@ -141,6 +141,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # Version 6: the group commit's batch as one statement (append_many): one round trip, no BEGIN/COMMIT.
     (_APPEND_MANY_FUNCTION,),
+    # Version 7: the account a chat line came from (relay/tables/chat.py: hidden from those who block it).
+    ("ALTER TABLE chat ADD COLUMN account TEXT",),
 )
 # A node whose heartbeat is older than this is dead: its tables may be claimed by another.
 DEAD_AFTER_SECONDS = 3.0
@@ -523,14 +525,21 @@ class PostgresStore:
 
     # -- table chat (relay/tables/chat.py): beside the journal, never in it
     def add_chat(
-        self, table_id: str, channel: str, seat: int | None, name: str | None, text: str, at_ms: int
+        self,
+        table_id: str,
+        channel: str,
+        seat: int | None,
+        name: str | None,
+        text: str,
+        at_ms: int,
+        account: str | None = None,
     ) -> int:
         """Keep one chat message; returns its id (increasing). Raises JournalUnavailable."""
         with self._transaction() as conn:
             row = conn.execute(
-                "INSERT INTO chat (table_id, channel, seat, name, body, at_ms)"
-                " VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
-                (table_id, channel, seat, name, text, at_ms),
+                "INSERT INTO chat (table_id, channel, seat, name, body, at_ms, account)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                (table_id, channel, seat, name, text, at_ms, account),
             ).fetchone()
         return int(row[0]) if row else 0
 
@@ -538,11 +547,11 @@ class PostgresStore:
         """The last ``limit`` messages of a table's channel, oldest first."""
         with self._transaction() as conn:
             rows = conn.execute(
-                "SELECT id, channel, seat, name, body, at_ms FROM chat WHERE table_id = %s AND channel = %s"
-                " ORDER BY id DESC LIMIT %s",
+                "SELECT id, channel, seat, name, body, at_ms, account FROM chat"
+                " WHERE table_id = %s AND channel = %s ORDER BY id DESC LIMIT %s",
                 (table_id, channel, limit),
             ).fetchall()
-        return [ChatRow(int(r[0]), r[1], r[2], r[3], r[4], int(r[5])) for r in reversed(rows)]
+        return [ChatRow(int(r[0]), r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in reversed(rows)]
 
     def frames(self, table_id: str) -> list[FrameRow]:
         """The client frames the table's actions came from, in seq order."""

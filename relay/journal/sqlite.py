@@ -82,7 +82,10 @@ CREATE TABLE IF NOT EXISTS analyses (
 # Any other change is a new entry here: MIGRATIONS[i] takes the journal from version i + 1 to i + 2, once,
 # in one transaction with its schema_version row. relay/journal/postgres.py keeps the same numbering for
 # PostgreSQL.
-MIGRATIONS: tuple[tuple[str, ...], ...] = ()
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # Version 2: the account a chat line came from (relay/tables/chat.py: hidden from those who block it).
+    ("ALTER TABLE chat ADD COLUMN account TEXT",),
+)
 _VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_ms INTEGER)"
 
 
@@ -141,6 +144,7 @@ class ChatRow:
     name: str | None
     text: str
     at_ms: int
+    account: str | None = None  # the signed-in author's account; None: a guest (never sent to browsers)
 
 
 class Store:
@@ -320,23 +324,31 @@ class Store:
 
     # -- table chat (relay/tables/chat.py): beside the journal, never in it (a message changes no game state)
     def add_chat(
-        self, table_id: str, channel: str, seat: int | None, name: str | None, text: str, at_ms: int
+        self,
+        table_id: str,
+        channel: str,
+        seat: int | None,
+        name: str | None,
+        text: str,
+        at_ms: int,
+        account: str | None = None,
     ) -> int:
         """Keep one chat message; returns its id (increasing). Raises sqlite3.Error on I/O failure."""
         cur = self._db.execute(
-            "INSERT INTO chat (table_id, channel, seat, name, body, at_ms) VALUES (?, ?, ?, ?, ?, ?)",
-            (table_id, channel, seat, name, text, at_ms),
+            "INSERT INTO chat (table_id, channel, seat, name, body, at_ms, account)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (table_id, channel, seat, name, text, at_ms, account),
         )
         return int(cur.lastrowid or 0)
 
     def chat(self, table_id: str, channel: str, limit: int) -> list[ChatRow]:
         """The last ``limit`` messages of a table's channel, oldest first."""
         rows = self._db.execute(
-            "SELECT id, channel, seat, name, body, at_ms FROM chat WHERE table_id = ? AND channel = ?"
-            " ORDER BY id DESC LIMIT ?",
+            "SELECT id, channel, seat, name, body, at_ms, account FROM chat"
+            " WHERE table_id = ? AND channel = ? ORDER BY id DESC LIMIT ?",
             (table_id, channel, limit),
         ).fetchall()
-        return [ChatRow(int(r[0]), r[1], r[2], r[3], r[4], int(r[5])) for r in reversed(rows)]
+        return [ChatRow(int(r[0]), r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in reversed(rows)]
 
     def frames(self, table_id: str) -> list[FrameRow]:
         """The client frames the table's actions came from, in seq order."""

@@ -11,7 +11,11 @@ both (each client decides whether to show the watchers'). Refusals (``error`` fr
 - ``chat_unprintable``: control or format characters (line breaks and tabs are folded into spaces);
 - ``chat_rate_limited``: more than :data:`BURST` messages in :data:`WINDOW_MS` on this connection
   (``params.retry_ms``: when the next one would be accepted);
-- ``chat_closed``: a watcher of a private table before the game starts.
+- ``chat_closed``: a watcher of a private table before the game starts;
+- ``banned``: the author's account or address is banned by the host (``params.reason``, ``params.until``).
+
+A signed-in author's lines are not sent to the accounts that block them (relay/accounts/moderation.py), live
+or in the history a welcome sends.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import sqlite3
 from collections import deque
 from typing import Any, Final
 
+from relay.addresses import address_key
 from relay.journal.base import JournalUnavailable
 from relay.journal.sqlite import ChatRow
 from relay.tables.services import TableServices
@@ -82,6 +87,13 @@ async def post(
         )
     if not body.isprintable():
         raise ChatRefused(msg_id, "chat_unprintable", "control characters are not allowed")
+    author = conn.member.id if conn.member is not None else None
+    members = referee.members
+    ban = await members.suspension(author, address_key(conn.peer))
+    if ban is not None:
+        err = ban.refusal()
+        raise ChatRefused(msg_id, err.code, err.message, **err.params)
+    hide_from = await members.blockers(author) if author is not None else frozenset[str]()
     async with table.lock:
         seat = conn.seat
         if seat is None and not table.public and table.status in ("empty", "waiting"):
@@ -105,11 +117,14 @@ async def post(
             if who is not None and not who.isprintable():
                 who = None
         # PostgreSQL (cluster mode): off the event loop
-        row_id = await referee.host.call(referee.store.add_chat, table.id, channel, seat, who, body, now)
+        row_id = await referee.host.call(
+            referee.store.add_chat, table.id, channel, seat, who, body, now, author
+        )
         times.append(now)
         frame = dumps(server.chat(wire(ChatRow(row_id, channel, seat, who, body, now)), now))
         for c in list(table.all_conns()):
-            c.send(frame)
+            if c.member is None or c.member.id not in hide_from:
+                c.send(frame)
         conn.send(dumps(server.ack(msg_id, table.state.version, now)))
 
 
@@ -121,5 +136,7 @@ def send_history(referee: TableServices, table: Table, conn: Conn) -> None:
     except (sqlite3.Error, JournalUnavailable):
         log.exception("chat history unreadable", extra={"fields": {"table": table.id}})
         return
+    if conn.hides:
+        rows = [r for r in rows if r.account not in conn.hides]
     rows.sort(key=lambda r: r.id)
     conn.send(dumps(server.chat_history([wire(r) for r in rows], referee.now_ms())))

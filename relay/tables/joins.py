@@ -6,6 +6,7 @@ import hmac
 import secrets
 
 import engine
+from relay.addresses import address_key
 from relay.logs import event as log_event
 from relay.tables.broadcast import Broadcaster
 from relay.tables.services import TableServices
@@ -29,11 +30,21 @@ class Seating:
 
     async def join_by_name(self, table: Table, conn: Conn, name: str, msg_id: str | None, t0: float) -> None:
         """Sits a person: a signed-in player under their nickname (the name typed is not used), a guest
-        under ``name`` unless it is a registered nickname. Raises RelayError ``name_registered``."""
-        member = conn.member
+        under ``name`` unless it is a registered nickname. Raises RelayError ``banned`` (the host banned the
+        account or the address), ``blocked`` (a player seated at this private table blocks the account),
+        ``name_registered``."""
+        member, members = conn.member, self.s.members
+        ban = await members.suspension(member.id if member else None, address_key(conn.peer))
+        if ban is not None:
+            raise ban.refusal()
         if member is not None:
             name = member.nickname
-        elif await self.s.members.registered(name):
+            if not table.public:
+                blockers = await members.blockers(member.id)
+                if any(s.account in blockers for s in table.state.seats if s.account is not None):
+                    raise RelayError("blocked", "a player at this private table has blocked you")
+            conn.hides = await members.blocked(member.id)
+        elif await members.registered(name):
             raise RelayError(
                 "name_registered",
                 f"{name.strip()[:24]!r} is a registered player's name: sign in, or pick another",
@@ -73,6 +84,10 @@ class Seating:
             await self.s.members.seated(table.id, conn.seat, member.id)
 
     async def join_by_token(self, table: Table, conn: Conn, token: str, msg_id: str | None) -> None:
+        """Seats a person back by their seat's token. Raises RelayError ``bad_token``, ``seat_deleted`` (the
+        account that had the seat was deleted: its link seats nobody any more)."""
+        if conn.member is not None:
+            conn.hides = await self.s.members.blocked(conn.member.id)
         async with table.lock:
             digest = hash_token(token)
             seat = next(
@@ -85,6 +100,10 @@ class Seating:
             )
             if seat is None:
                 raise RelayError("bad_token", "this token holds no seat at this table")
+            if table.state.seats[seat].account is not None and await self.s.members.seat_deleted(
+                table.id, seat
+            ):
+                raise RelayError("seat_deleted", "the account that had this seat was deleted")
             if table.status == "playing" and self.s.due(table, self.s.now_ms()):
                 # Back after the grace (or the turn) ran out but before the timer ticked: too late, the
                 # table passes first; coming back must not revive a deadline that already expired.
@@ -106,6 +125,8 @@ class Seating:
             log_event("rejoin", table=table.id, seat=seat)
 
     async def watch(self, table: Table, conn: Conn, msg_id: str | None) -> None:
+        if conn.member is not None:
+            conn.hides = await self.s.members.blocked(conn.member.id)
         async with table.lock:
             conn.joined = True
             conn.table = table

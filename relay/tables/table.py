@@ -12,7 +12,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -111,8 +111,35 @@ class Member:
     nickname: str
 
 
+@dataclass(frozen=True, slots=True)
+class Suspension:
+    """A host's ban in force on a player (their account or their address): what they are told."""
+
+    reason: str
+    until_ms: int
+
+    def refusal(self) -> RelayError:
+        """The ``banned`` refusal the player is told (``params``: the reason and the end, in ms)."""
+        until = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(self.until_ms / 1000))
+        return RelayError(
+            "banned",
+            f"banned by the host until {until}: {self.reason}",
+            reason=self.reason,
+            until=self.until_ms,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSaid:
+    """A line of a table's chat, as a report keeps it."""
+
+    name: str | None
+    text: str
+    at_ms: int
+
+
 class Members(Protocol):
-    """What the tables ask of the accounts (relay/accounts/service.py: AccountsForTables)."""
+    """What the tables ask of the accounts (relay/accounts/service.py: TableMembers)."""
 
     async def registered(self, name: str) -> bool:
         """Whether ``name`` is a registered nickname (ignoring case and accents): a guest may not take it."""
@@ -124,6 +151,30 @@ class Members(Protocol):
 
     async def game_ended(self, table_id: str, state: engine.GameState) -> None:
         """A game ended (``state``: its full fold, events kept): its seats' rows join the history."""
+        ...
+
+    async def suspension(self, account_id: str | None, address: str) -> Suspension | None:
+        """The ban in force on the account or the client address (its budget key), if any."""
+        ...
+
+    async def blockers(self, account_id: str) -> frozenset[str]:
+        """The accounts that block ``account_id``."""
+        ...
+
+    async def blocked(self, account_id: str) -> frozenset[str]:
+        """The accounts ``account_id`` blocks."""
+        ...
+
+    async def seat_deleted(self, table_id: str, seat: int) -> bool:
+        """Whether the account that had this seat was deleted (its seat link no longer seats anyone)."""
+        ...
+
+    async def report(
+        self, reporter_id: str, table: Table, seat: int, address: str | None, excerpt: Sequence[ChatSaid],
+        reason: object, note: object,
+    ) -> str:  # fmt: skip
+        """Keeps a report on ``seat`` of ``table`` by the account ``reporter_id``; returns its id. Raises
+        RelayError (``bad_reason``, ``bad_note``, ``report_self``, ``too_many_reports``)."""
         ...
 
 
@@ -139,6 +190,24 @@ class NoMembers:
     async def game_ended(self, table_id: str, state: engine.GameState) -> None:
         return None
 
+    async def suspension(self, account_id: str | None, address: str) -> Suspension | None:
+        return None
+
+    async def blockers(self, account_id: str) -> frozenset[str]:
+        return frozenset()
+
+    async def blocked(self, account_id: str) -> frozenset[str]:
+        return frozenset()
+
+    async def seat_deleted(self, table_id: str, seat: int) -> bool:
+        return False
+
+    async def report(
+        self, reporter_id: str, table: Table, seat: int, address: str | None, excerpt: Sequence[ChatSaid],
+        reason: object, note: object,
+    ) -> str:  # fmt: skip
+        raise RelayError("accounts_unavailable", "this relay keeps no accounts")
+
 
 class Conn:
     """One WebSocket connection: its seat (None: spectator or not joined) and its outbound frames.
@@ -148,7 +217,7 @@ class Conn:
     (it can rejoin and resync). No sender task per socket: thousands of them would cost memory.
     """
 
-    __slots__ = ("chat_times", "closing", "joined", "member", "peer", "seat", "table", "ws")
+    __slots__ = ("chat_times", "closing", "hides", "joined", "member", "peer", "seat", "table", "ws")
 
     def __init__(self, ws: Socket, peer: str, member: Member | None = None) -> None:
         self.ws = ws
@@ -159,6 +228,8 @@ class Conn:
         self.table: Table | None = None
         self.closing = False
         self.chat_times: Any = None  # relay/tables/chat.py: this connection's recent message times
+        # The accounts the member blocks, read at their join: their lines are left out of the chat history.
+        self.hides: frozenset[str] = frozenset()
 
     def send(self, frame: str) -> None:
         """Send a frame now; a peer too slow to take its frames is closed with 4002."""

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
+from accountkit import Browser
 from buskit import redis_server
 from pgcluster import PostgresCluster
 from relaykit import FakeClock, RunningRelay, start_relay
@@ -81,3 +82,25 @@ def nodes(pg_url: str) -> Iterator[tuple[PostgresStore, PostgresStore]]:
     finally:
         a.close()
         b.close()
+
+
+@pytest.fixture
+async def site(tmp_path: Path, journal_settings: dict[str, Any]) -> AsyncIterator[RunningRelay]:
+    """A relay with accounts, on each journal (SQLite, then PostgreSQL): a test using it runs on both."""
+    running = await start_relay(tmp_path, account_burst=1000, **journal_settings)
+    yield running
+    await running.stop()
+
+
+@pytest.fixture
+async def new_browser(site: RunningRelay) -> AsyncIterator[Callable[[], Browser]]:
+    """Opens browser profiles (each its own cookies) on ``site``; all closed at the end of the test."""
+    opened: list[Browser] = []
+
+    def new() -> Browser:
+        opened.append(Browser.at(site.url))
+        return opened[-1]
+
+    yield new
+    for b in opened:
+        await b.close()

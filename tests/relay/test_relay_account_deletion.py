@@ -7,38 +7,26 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from collections.abc import AsyncIterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 import pytest
 from accountkit import Browser
-from relaykit import Player, RunningRelay, create_table, play_to_end, start_relay
+from relaykit import Player, RunningRelay, create_table, play_to_end
 
 from engine.gcg import parse_gcg
 from relay.http.keys import ACCOUNTS_KEY
 
 
 @pytest.fixture
-async def site(tmp_path: Path, journal_settings: dict[str, Any]) -> AsyncIterator[RunningRelay]:
-    running = await start_relay(tmp_path, account_burst=1000, **journal_settings)
-    yield running
-    await running.stop()
+async def zoe(new_browser: Callable[[], Browser]) -> Browser:
+    return new_browser()
 
 
 @pytest.fixture
-async def zoe(site: RunningRelay) -> AsyncIterator[Browser]:
-    b = Browser.at(site.url)
-    yield b
-    await b.close()
-
-
-@pytest.fixture
-async def max_(site: RunningRelay) -> AsyncIterator[Browser]:
-    b = Browser.at(site.url)
-    yield b
-    await b.close()
+async def max_(new_browser: Callable[[], Browser]) -> Browser:
+    return new_browser()
 
 
 async def _get(session: aiohttp.ClientSession, url: str) -> tuple[int, dict[str, Any]]:

@@ -4,7 +4,7 @@ counters, CSRF, limits)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +27,13 @@ async def site(tmp_path: Path, journal_settings: dict[str, Any]) -> AsyncIterato
 
 
 @pytest.fixture
-async def browser(site: RunningRelay) -> AsyncIterator[Browser]:
-    b = Browser.at(site.url)
-    yield b
-    await b.close()
+async def browser(new_browser: Callable[[], Browser]) -> Browser:
+    return new_browser()
 
 
 @pytest.fixture
-async def other(site: RunningRelay) -> AsyncIterator[Browser]:
-    b = Browser.at(site.url)
-    yield b
-    await b.close()
+async def other(new_browser: Callable[[], Browser]) -> Browser:
+    return new_browser()
 
 
 def _cookie_header(resp: Any) -> str:

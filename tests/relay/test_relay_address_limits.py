@@ -12,8 +12,9 @@ import pytest
 from relaykit import FakeClock, Player, create_table, seated_game, start_relay
 
 import engine
+from relay.addresses import address_key
 from relay.app import LIMITS_KEY
-from relay.http.limits import Budget, address_key
+from relay.http.limits import Budget
 
 
 @pytest.mark.parametrize(

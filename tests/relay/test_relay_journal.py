@@ -197,7 +197,7 @@ def test_a_journal_from_a_newer_relay_is_refused(open_store: Opener, backend: st
         open_store()
 
 
-def test_a_sqlite_journal_made_before_schema_versions_adopts_version_1(tmp_path: Path) -> None:
+def test_a_sqlite_journal_made_before_schema_versions_adopts_version_1_then_migrates(tmp_path: Path) -> None:
     import sqlite3
 
     db = tmp_path / "old.sqlite3"
@@ -207,10 +207,13 @@ def test_a_sqlite_journal_made_before_schema_versions_adopts_version_1(tmp_path:
     legacy.commit()
     legacy.close()
     store = Store(db)
-    assert store.schema_version == 1
+    latest = 1 + len(relay.journal.sqlite.MIGRATIONS)
+    assert store.schema_version == latest
     assert [t.id for t in store.tables(unfinished=True)] == ["t1"]
+    store.add_chat("t1", "seats", 0, "Zoe", "hi", 5, "acct")  # version 2's column
+    assert store.chat("t1", "seats", 10)[0].account == "acct"
     store.close()
-    assert _versions(str(db)) == [1]
+    assert _versions(str(db)) == list(range(1, latest + 1))
 
 
 def test_relays_starting_together_on_one_database_migrate_it_once(pg_url: str) -> None:

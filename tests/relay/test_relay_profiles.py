@@ -5,25 +5,16 @@ history filled in from the journal at start-up."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-import pytest
 from accountkit import Browser
 from relaykit import Player, RunningRelay, create_table, play_to_end, start_relay
 
 from relay.accounts.history import SeatResult
 from relay.accounts.nicknames import fold
 from relay.http.keys import ACCOUNTS_KEY
-
-
-@pytest.fixture
-async def site(tmp_path: Path, journal_settings: dict[str, Any]) -> AsyncIterator[RunningRelay]:
-    running = await start_relay(tmp_path, account_burst=1000, **journal_settings)
-    yield running
-    await running.stop()
 
 
 async def _get(session: aiohttp.ClientSession, url: str) -> tuple[int, dict[str, Any]]:
