@@ -102,6 +102,10 @@ class AccountState:
     delete_error: str | None = None
     # the passkey ceremony handed to the page's main thread (app.glue.accounts): its id and what it is for
     pending: tuple[str, str, str] | None = None  # (request id, purpose, ceremony id)
+    # moderation (app.moderation): the players this account blocks (nickname -> since, ms) and a host's ban
+    # in force on the account or this address (reason, until ms)
+    blocked: dict[str, int] = field(default_factory=dict)
+    ban: tuple[str, int] | None = None
 
     def signed_in(self, me: Mapping[str, object]) -> None:
         """``GET /api/account``'s answer (or the account part of a sign-in's)."""
@@ -124,10 +128,27 @@ class AccountState:
         left = me.get("recovery_codes_left")
         if isinstance(left, int):
             self.codes_left = left
+        blocked = me.get("blocked")
+        if isinstance(blocked, list):
+            self.blocked = {
+                str(b["nickname"]): int(b.get("since") or 0)
+                for b in blocked
+                if isinstance(b, dict) and isinstance(b.get("nickname"), str)
+            }
+        ban = me.get("ban")
+        if isinstance(ban, dict) and isinstance(ban.get("until"), int):
+            self.ban = (str(ban.get("reason") or ""), int(ban["until"]))
+        elif "ban" in me:
+            self.ban = None
+
+    def blocks(self, nickname: str) -> bool:
+        """Whether this account blocks ``nickname`` (compared as the relay compares nicknames)."""
+        return any(same_nickname(nickname, b) for b in self.blocked)
 
     def signed_out(self) -> None:
         self.known, self.nickname = True, None
         self.passkeys, self.codes_left = [], None
+        self.blocked, self.ban = {}, None
         self.menu_open = False
         self.claimed = None
         self.deleting, self.delete_typed, self.delete_error = False, "", None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from app import sheet as sheet_mod
 from app.i18n import Translator
-from app.screens import seat_name
+from app.members import seat_name_html
 from engine.variants import get_variant
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ def final_rows(view: View, tr: Translator, tile_html: Callable[[str, int, bool],
         win = seat in winners
         rows.append(
             f'<tr data-testid="final-row"{WIN if win else ""}>'
-            f'<th scope="row">{"★ " if win else ""}{_e(seat_name(tr, s))}</th>'
+            f'<th scope="row">{"★ " if win else ""}{seat_name_html(tr, s)}</th>'
             f'<td class="num" data-testid="before-end">{before}</td>'
             f'<td data-testid="adjustment">{_e(adjustment_text(result, seat, tr))}</td>'
             f'<td class="num" data-testid="final-score">{final}</td>'

@@ -7,11 +7,14 @@ Game words stay French whatever the UI language; only the interface is translate
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 
 from app.i18n_account import STRINGS as _ACCOUNT
 from app.i18n_analysis import STRINGS as _ANALYSIS
 from app.i18n_follow import STRINGS as _FOLLOW
+from app.i18n_moderation import STRINGS as _MODERATION
+from app.i18n_profile import MONTHS
 from app.i18n_profile import STRINGS as _PROFILE
 from app.plural import resolve
 from app.strings_newcomer import STRINGS_NEWCOMER
@@ -325,6 +328,7 @@ STRINGS.update(_ANALYSIS)  # issue 13: the replay viewer's analysis
 STRINGS.update(STRINGS_NEWCOMER)  # issue 27: home, invitation, live games, endings by passes
 STRINGS.update(_ACCOUNT)  # issue 29: accounts
 STRINGS.update(_PROFILE)  # issue 29: profiles, my games
+STRINGS.update(_MODERATION)  # issue 29: block, report, bans
 
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}
@@ -382,4 +386,16 @@ class Translator:
             key = "name_reserved"
         if key not in STRINGS:
             key = "lexio_error"
-        return self.t(key, **dict(params or {}))
+        shown = dict(params or {})
+        if key == "banned":
+            shown["until"] = self.moment(shown.get("until"))
+        return self.t(key, **shown)
+
+    def moment(self, ms: object) -> str:
+        """A date and time in words, in UTC and saying so (a worker has no time zone of the player's):
+        "10 décembre 2026, 15:51 UTC"."""
+        if not isinstance(ms, int | float):
+            return "?"
+        t = time.gmtime(ms / 1000)
+        day = "1er" if self.lang == "fr" and t.tm_mday == 1 else str(t.tm_mday)
+        return f"{day} {MONTHS[self.lang][t.tm_mon - 1]} {t.tm_year}, {t.tm_hour:02d}:{t.tm_min:02d} UTC"

@@ -271,8 +271,9 @@ def _compare(ps: ProfileState, tr: Translator, me: str | None) -> str:
     )
 
 
-def screen(ps: ProfileState, tr: Translator, me: str | None) -> str:
-    """The whole profile screen; ``me``: the signed-in viewer's nickname (None: a guest)."""
+def screen(ps: ProfileState, tr: Translator, me: str | None, block: str = "") -> str:
+    """The whole profile screen; ``me``: the signed-in viewer's nickname (None: a guest); ``block``: the
+    block control under the head (app.moderation), for a signed-in viewer on someone else's profile."""
     home = f'<p><a href="/" data-act="home" id="prof-home">{_e(tr.t("back_home_link_short"))}</a></p>'
     if ps.status == "loading":
         return (
@@ -302,7 +303,7 @@ def screen(ps: ProfileState, tr: Translator, me: str | None) -> str:
     rest = _versus_section(ps, tr) if ps.vs else _compare(ps, tr, me) + _games_section(ps, tr)
     return (
         '<section class="profile" aria-labelledby="prof-title" data-testid="profile" data-status="ok">'
-        f'<div class="prof-head">{_head(ps, tr, me)}</div>' + stats_html(ps, tr) + rest + "</section>"
+        f'<div class="prof-head">{_head(ps, tr, me)}{block}</div>' + stats_html(ps, tr) + rest + "</section>"
     )
 
 

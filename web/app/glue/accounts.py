@@ -378,6 +378,8 @@ class Accounts:
             return
         name = acc.nickname or ""
         acc.signed_out()  # the dialog closes with it
+        for seat in seat_tokens(self.page.storage):  # the account's seats: their links seat nobody now
+            self.page.store("lexio:" + seat["table"], None)
         self._sync_member()
         acc.page = None
         self.page.patch["push"] = self.session.addr.go("")

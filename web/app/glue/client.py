@@ -14,6 +14,7 @@ from app import analysis_store, chat, played, render
 from app.glue.accounts import Accounts
 from app.glue.connection import Connection, RelayApi
 from app.glue.events import UiEvents
+from app.glue.moderation import Moderation
 from app.glue.navigation import Navigation
 from app.glue.profiles import Profiles
 from app.glue.rendering import Renderer
@@ -73,7 +74,10 @@ class Client:
         self.profiles = profiles = Profiles(ses, page, api, browser, renderer)
         nav.profile_page = profiles.show
         nav.refresh_games = accounts.on_member = profiles.refresh_home
-        self.events = UiEvents(ses, page, conn, browser, renderer, nav, viewer, accounts, profiles)
+        self.moderation = moderation = Moderation(ses, page, api, conn, browser, renderer, accounts)
+        self.events = UiEvents(
+            ses, page, conn, browser, renderer, nav, viewer, accounts, profiles, moderation
+        )
         self.invite_polled = time.monotonic()
 
     @property
@@ -84,6 +88,9 @@ class Client:
         """One frame from the relay: into the chat or the state, then what it leads to, then a render."""
         ses, page = self.session, self.page
         s = ses.state
+        if self.moderation.on_frame(frame):  # the answer to a report
+            self.renderer.render()
+            return
         if ses.chat.on_frame(frame):  # a message, the history, or an answer to a chat frame
             self.renderer.render_chat()
             page.send()
@@ -102,10 +109,13 @@ class Client:
         games = played.remember(s, page.storage, self.browser.now_ms())
         if games is not None:  # a game this browser played ended: listed on the replay page from now on
             page.store(played.KEY, games)
-        if kind == "error" and frame.get("code") == "bad_token" and s.table_id:
-            # The seat is gone (freed before the start): this browser is a newcomer again.
+        if kind == "error" and frame.get("code") in ("bad_token", "seat_deleted") and s.table_id:
+            # The seat is gone (freed before the start, or its account deleted): a newcomer again.
             page.store("lexio:" + s.table_id, None)
             self.nav.open_table(s.table_id)
+            if frame.get("code") == "seat_deleted":
+                ses.set_notice("seat_deleted")  # said on the invitation (opening it cleared the banner)
+                self.renderer.render()
             return
         if s.lobby.join_error is not None and s.conn == "idle" and self.conn.ws is not None:
             self.conn.close()  # refused join: the next try opens a fresh socket

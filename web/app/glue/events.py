@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from app.glue.accounts import Accounts
     from app.glue.connection import Connection
     from app.glue.doors import Tasks
+    from app.glue.moderation import Moderation
     from app.glue.navigation import Navigation
     from app.glue.profiles import Profiles
     from app.glue.rendering import Renderer
@@ -36,6 +37,7 @@ class UiEvents:
         viewer: ReplayViewer,
         accounts: Accounts,
         profiles: Profiles,
+        moderation: Moderation,
     ) -> None:
         self.session = session
         self.page = page
@@ -46,6 +48,7 @@ class UiEvents:
         self.viewer = viewer
         self.accounts = accounts
         self.profiles = profiles
+        self.moderation = moderation
         self.dialog_opener: str | None = None  # the control that opened the dialog (focus returns to it)
 
     def on_event(self, d: UiEvent) -> None:
@@ -91,6 +94,8 @@ class UiEvents:
     def do(self, act: str, arg: str | None, d: UiEvent) -> None:
         if self.accounts.on_click(act, arg):
             return  # the account's screens and menu (app.glue.accounts)
+        if self.moderation.on_click(act, arg):
+            return  # block, unblock, the report dialog (app.glue.moderation)
         if self._act_away(act, arg, d):
             return  # rendered where it went (or by its own timed render)
         self._act_here(act, arg)
@@ -245,6 +250,8 @@ class UiEvents:
         bind, value = str(d.get("bind")), str(d.get("value", ""))
         if self.accounts.on_bind(bind, value, bool(d.get("checked")), d.get("type") == "input"):
             return
+        if self.moderation.on_bind(bind, value, bool(d.get("checked"))):
+            return
         if bind == "name":
             s.name = value
             # Said while typing, next to the field (a region apart from it, so the caret stays put).
@@ -286,6 +293,8 @@ class UiEvents:
         key = str(d.get("key", ""))
         if self.session.account.codes:
             return  # the recovery codes' dialog closes only by "I saved them" (never by Escape)
+        if self.moderation.on_key(key):
+            return  # the report dialog's keys (Escape closes it)
         if self.session.account.deleting:
             if key == "Escape":  # the deletion's dialog: Escape cancels it
                 self.accounts.close_delete()

@@ -6,8 +6,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app import account_screens, chat, profile_screens, render, replay, screens
-from app.account import seat_tokens
+from app import account_screens, chat, moderation, profile_screens, render, replay, screens
+from app.account import same_nickname, seat_tokens
+from app.profile_screens import long_date
 from app.signals import last_seconds_text, notify_button, sound_button
 from app.state import UiState
 
@@ -37,7 +38,7 @@ class Renderer:
         # the view, language and presence the side panels were drawn for
         self.side_for: View | None = None
         self.side_tr: Translator | None = None
-        self.side_presence: tuple[str, dict[int, bool]] = ("", {})
+        self.side_presence: tuple[str, dict[int, bool], str | None] = ("", {}, None)
         self.chat_key: tuple[object, ...] = ()
         self.preview_ms: list[float] = []  # action → patch handed to the page, per timed action
         self.codes_shown = False  # the recovery codes' dialog is on the page (its focus was given once)
@@ -80,9 +81,14 @@ class Renderer:
                 page.write("main", render.table_skeleton(tr, s.variant.width, watcher=s.seat is None))
             self.render_table(now)
         elif screen == "profile" and ses.profile is not None:
-            page.write("main", profile_screens.screen(ses.profile, tr, ses.account.nickname))
+            ps, me = ses.profile, ses.account.nickname
+            shown = ps.shown_name or ps.nickname
+            own = me is not None and same_nickname(shown, me)
+            block = moderation.block_button(shown, ses.account, tr) if ps.status == "ok" and not own else ""
+            page.write("main", profile_screens.screen(ses.profile, tr, ses.account.nickname, block))
         elif screen == "home":
             mine = profile_screens.my_games(ses.my_games, tr, s.member)
+            mine = moderation.ban_notice(ses.account, tr) + mine
             listed = {g.table for g in ses.my_games.live} if mine else set()
             page.write("main", screens.home(s, tr, mine, listed))
         elif screen == "invite":
@@ -110,7 +116,8 @@ class Renderer:
         self.screen_key, self.screen_sub = key, title_key
         codes = account_screens.codes_dialog(ses.account, tr)  # the recovery codes, shown once
         deleting = account_screens.delete_dialog(ses.account, tr)  # its focus is set where it opens
-        page.write("dialog-root", codes or deleting or render.dialog(s, tr))
+        report = moderation.report_dialog(ses.report, s.view, s.seat, tr) if screen != "account" else ""
+        page.write("dialog-root", codes or deleting or report or render.dialog(s, tr))
         if s.dialog or (codes and "dialog-root" in page.patch.get("r", {}) and not self.codes_shown):
             page.patch["focus"] = "modal"
         self.codes_shown = bool(codes)
@@ -131,7 +138,11 @@ class Renderer:
             page.cache.pop("acct-body", None)
             page.cache.pop("acct-msg", None)
         export = f"{ses.addr.relay}/api/account/export"
-        page.write("acct-body", account_screens.body(acc, tr, len(seat_tokens(page.storage)), export))
+        body = account_screens.body(acc, tr, len(seat_tokens(page.storage)), export)
+        if acc.page == "account" and acc.nickname is not None:
+            dates = {n: tr.t("blocked_since", date=long_date(ms, tr)) for n, ms in acc.blocked.items()}
+            body = moderation.ban_notice(acc, tr) + body + moderation.blocked_section(acc, tr, dates)
+        page.write("acct-body", body)
         if "acct-body" in page.patch.get("r", {}):
             page.cache.pop("nick-error", None)  # drawn inside the body afresh
         page.cache["nick-error"] = account_screens.nick_error(acc, tr)
@@ -159,12 +170,13 @@ class Renderer:
         page.write("t-preview", render.preview(s, tr))
         page.write("t-announce", self.announce_html())
         page.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
-        side_key = (s.conn, dict(s.presence))
+        side_key = (s.conn, dict(s.presence), s.member)
         if s.view is not self.side_for or tr is not self.side_tr or side_key != self.side_presence:
             # Players, unseen tiles and the journal depend only on the server's view and the connection
             # (offline, nobody's presence is known): not on the local play.
             self.side_for, self.side_tr, self.side_presence = s.view, tr, side_key
-            page.write("t-players", render.players(s, tr))
+            report = moderation.report_button(s.view, s.seat, s.member, tr)
+            page.write("t-players", render.players(s, tr) + report)
             page.write("t-unseen", render.unseen(s, tr))
             page.write("t-journal", render.journal(s, tr))
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from app.account import AccountState
+from app.moderation import ReportState
 from app.profile import MyGames
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ class Session:
     account: AccountState = field(default_factory=AccountState)  # the signed-in player, the account screens
     profile: ProfileState | None = None  # a player's profile is open (/u/NICK)
     my_games: MyGames = field(default_factory=MyGames)  # home's "my games" (a signed-in player)
+    report: ReportState = field(default_factory=ReportState)  # the report dialog at a table (app.moderation)
 
     def set_notice(self, code: str, params: Params | None = None) -> None:
         self.state.notice = (code, params or {})
