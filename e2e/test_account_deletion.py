@@ -11,34 +11,14 @@ import re
 import zipfile
 from typing import Any
 
-from a11y import assert_no_violations
+from accountui import look, registered
 from e2e_plan import Planner, features
 from e2e_ui import ARTIFACTS, Relay, pick_table, place_and_submit, seat
-from playwright.sync_api import Page, expect
-from test_profiles import registered
+from playwright.sync_api import expect
 
 from engine.gcg import parse_gcg
 
 SHOTS = ARTIFACTS / "issue29-delete"
-
-
-def look(page: Page, name: str, *, french: bool = False) -> None:
-    """axe and a screenshot at both sizes, in French too when ``french`` (the page is left in English at
-    1280x800)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for lang in ("en", "fr") if french else ("en",):
-        if page.evaluate("document.documentElement.lang") != lang:
-            page.locator("#lang-switch").dispatch_event("click")  # also behind an open dialog
-            expect(page.locator("html")).to_have_attribute("lang", lang)
-        for w, h in ((1280, 800), (375, 667)):
-            page.set_viewport_size({"width": w, "height": h})
-            page.wait_for_timeout(150)
-            assert_no_violations(page, f"{name} {w}x{h} {lang}")
-            page.screenshot(path=str(SHOTS / f"{name}-{w}{'-fr' if lang == 'fr' else ''}.png"))
-    if french:
-        page.locator("#lang-switch").dispatch_event("click")
-        expect(page.locator("html")).to_have_attribute("lang", "en")
-    page.set_viewport_size({"width": 1280, "height": 800})
 
 
 def test_export_then_delete_through_the_dialog_and_the_opponent_keeps_the_game(
@@ -75,7 +55,7 @@ def test_export_then_delete_through_the_dialog_and_the_opponent_keeps_the_game(
         assert re.fullmatch(rf"\d{{4}}-\d\d-\d\d-{table_id}\.gcg", name), name
         record = parse_gcg(archive.read(name).decode())
     assert sorted(p.nick for p in record.players) == sorted([a_nick, b_nick]) and record.moves
-    look(page, "20-my-data", french=True)
+    look(page, SHOTS, "20-my-data", french=True)
 
     # The dialog: the focus on its field and kept inside; a wrong nickname said there; Escape cancels.
     page.locator("#delete-account").click()
@@ -89,7 +69,7 @@ def test_export_then_delete_through_the_dialog_and_the_opponent_keeps_the_game(
     page.locator("#delete-go").click()
     expect(page.get_by_test_id("delete-error")).to_contain_text("That is not your nickname")
     expect(page.locator("#delete-confirm")).to_have_attribute("aria-invalid", "true")
-    look(page, "21-delete-dialog", french=True)
+    look(page, SHOTS, "21-delete-dialog", french=True)
     page.locator("#delete-confirm").press("Escape")
     expect(dialog).to_have_count(0)
     expect(page.locator("#delete-account")).to_be_focused()
@@ -101,7 +81,7 @@ def test_export_then_delete_through_the_dialog_and_the_opponent_keeps_the_game(
     page.locator("#delete-confirm").press("Enter")
     expect(page.get_by_test_id("notice")).to_contain_text(f"The account {a_nick} is deleted")
     expect(page.locator("#signin-link")).to_be_visible()
-    look(page, "22-deleted")
+    look(page, SHOTS, "22-deleted")
     # Gone: the profile, and the passkey still in this browser's authenticator signs in to nothing.
     page.locator("#signin-link").click()
     page.locator("#signin-passkey").click()
@@ -116,5 +96,5 @@ def test_export_then_delete_through_the_dialog_and_the_opponent_keeps_the_game(
     expect(row).to_have_attribute("data-table", table_id)
     expect(row.get_by_test_id("deleted-player")).to_have_text("deleted player")
     expect(row.get_by_role("link", name=a_nick)).to_have_count(0)
-    look(bob.page, "23-opponent-profile")
+    look(bob.page, SHOTS, "23-opponent-profile")
     assert alice.errors == [] and bob.errors == []

@@ -10,82 +10,13 @@ Pages are opened at http://localhost:PORT: browsers refuse WebAuthn on an IP add
 from __future__ import annotations
 
 import re
-import secrets
 from typing import Any
 
-from a11y import assert_no_violations
+from accountui import authenticator, look, nickname, save_codes, sign_up
 from e2e_ui import ARTIFACTS, Player, Relay
 from playwright.sync_api import expect
 
 SHOTS = ARTIFACTS / "issue29"
-
-
-def authenticator(p: Player) -> tuple[Any, str]:
-    """A platform authenticator with user verification for the player's browser (CDP WebAuthn)."""
-    cdp = p.context.new_cdp_session(p.page)
-    cdp.send("WebAuthn.enable")
-    made = cdp.send(
-        "WebAuthn.addVirtualAuthenticator",
-        {
-            "options": {
-                "protocol": "ctap2",
-                "transport": "internal",
-                "hasResidentKey": True,
-                "hasUserVerification": True,
-                "isUserVerified": True,
-            }
-        },
-    )
-    return cdp, str(made["authenticatorId"])
-
-
-def look(p: Player, name: str, *, french: bool = False) -> None:
-    """axe at both sizes (in French too when ``french``: the header's switch, no reload), and a screenshot of
-    each size."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page = p.page
-    for lang in ("en", "fr") if french else ("en",):
-        if page.evaluate("document.documentElement.lang") != lang:
-            page.locator("#lang-switch").dispatch_event("click")  # also behind an open dialog
-            expect(page.locator("html")).to_have_attribute("lang", lang)
-        for w, h in ((1280, 800), (375, 667)):
-            page.set_viewport_size({"width": w, "height": h})
-            page.wait_for_timeout(150)
-            assert_no_violations(page, f"{name} {w}x{h} {lang}")
-            page.screenshot(path=str(SHOTS / f"{name}-{w}{'-fr' if lang == 'fr' else ''}.png"))
-    if french:
-        page.locator("#lang-switch").dispatch_event("click")
-        expect(page.locator("html")).to_have_attribute("lang", "en")
-    page.set_viewport_size({"width": 1280, "height": 800})
-
-
-def nickname(stem: str) -> str:
-    return f"{stem}_{secrets.token_hex(3)}"  # the session's relay is shared: a fresh nickname per test
-
-
-def sign_up(p: Player, nick: str) -> list[str]:
-    """From the header's "Sign in" to the recovery codes' dialog (left open); returns the codes."""
-    page = p.page
-    page.locator("#signin-link").click()
-    expect(page.locator("#acct-title")).to_have_text("Sign in")
-    page.locator("#to-signup").click()
-    expect(page.locator("#acct-title")).to_have_text("Create an account")
-    expect(page.locator("#acct-title")).to_be_focused()
-    page.locator("#nick-input").fill(nick)
-    page.locator("#signup-go").click()
-    dialog = page.locator("#codes-dialog")
-    expect(dialog).to_be_visible()
-    codes = page.locator("[data-testid=recovery-codes] li").all_inner_texts()
-    assert len(codes) == 8 and all(re.fullmatch(r"\w{4}-\w{4}-\w{4}", c) for c in codes), codes
-    return codes
-
-
-def save_codes(p: Player) -> None:
-    page = p.page
-    page.locator("#codes-saved").check()
-    expect(page.locator("#codes-done")).to_be_enabled()
-    page.locator("#codes-done").click()
-    expect(page.locator("#codes-dialog")).to_have_count(0)
 
 
 def test_sign_up_codes_once_sign_in_elsewhere_passkeys_recovery_and_sign_out_everywhere(
@@ -99,7 +30,7 @@ def test_sign_up_codes_once_sign_in_elsewhere_passkeys_recovery_and_sign_out_eve
     expect(page.locator("#signin-link")).to_have_text("Sign in")
     # A nickname the relay's rule refuses is said next to the field, before any passkey is asked for.
     page.locator("#signin-link").click()
-    look(alice, "10-signin", french=True)
+    look(alice.page, SHOTS, "10-signin", french=True)
     page.locator("#to-signup").click()
     page.locator("#nick-input").fill("a b")
     expect(page.get_by_test_id("nick-error")).to_have_text(re.compile("Only letters, digits"))
@@ -107,7 +38,7 @@ def test_sign_up_codes_once_sign_in_elsewhere_passkeys_recovery_and_sign_out_eve
     page.locator("#signup-go").click()
     expect(page.get_by_test_id("nick-error")).to_have_text(re.compile("too short"))
     expect(page.locator("#nick-input")).to_have_attribute("aria-invalid", "true")
-    look(alice, "11-signup-error", french=True)
+    look(alice.page, SHOTS, "11-signup-error", french=True)
     page.locator("#nick-input").fill(nick)
     page.locator("#signup-go").click()
     expect(page.locator("#codes-dialog")).to_be_visible()
@@ -121,7 +52,7 @@ def test_sign_up_codes_once_sign_in_elsewhere_passkeys_recovery_and_sign_out_eve
     page.keyboard.press("Escape")
     expect(page.locator("#codes-dialog")).to_be_visible()
     expect(page.locator("#codes-done")).to_be_disabled()
-    look(alice, "12-recovery-codes", french=True)
+    look(alice.page, SHOTS, "12-recovery-codes", french=True)
     with page.expect_download() as dl:
         page.locator("#codes-download").click()
     saved = dl.value.path().read_text()
@@ -138,7 +69,7 @@ def test_sign_up_codes_once_sign_in_elsewhere_passkeys_recovery_and_sign_out_eve
     # The header's menu: a disclosure, closed by Escape.
     page.get_by_test_id("account-name").click()
     expect(page.locator("#account-menu-btn")).to_have_attribute("aria-expanded", "true")
-    look(alice, "13-account-menu")
+    look(alice.page, SHOTS, "13-account-menu")
     page.keyboard.press("Escape")
     expect(page.locator("#account-menu")).to_have_count(0)
     expect(page.locator("#account-menu-btn")).to_be_focused()
@@ -151,7 +82,7 @@ def test_sign_up_codes_once_sign_in_elsewhere_passkeys_recovery_and_sign_out_eve
     page.get_by_test_id("passkey").first.locator("[data-act=passkey-remove]").click()
     expect(page.get_by_test_id("account-error")).to_have_attribute("data-code", "last_passkey")
     expect(page.get_by_test_id("account-error")).to_contain_text("You cannot remove your last passkey")
-    look(alice, "14-my-account", french=True)
+    look(alice.page, SHOTS, "14-my-account", french=True)
 
     # A second passkey, on another authenticator of this browser (the first one's is kept for later).
     held = cdp.send("WebAuthn.getCredentials", {"authenticatorId": auth})["credentials"]
@@ -167,7 +98,7 @@ def test_sign_up_codes_once_sign_in_elsewhere_passkeys_recovery_and_sign_out_eve
     page.locator("#pk-name").fill("Phone")
     page.locator("#pk-name").press("Enter")
     expect(page.get_by_test_id("passkey").nth(1)).to_contain_text("Phone")
-    look(alice, "15-two-passkeys")
+    look(alice.page, SHOTS, "15-two-passkeys")
     page.get_by_role("button", name="Remove the passkey Phone").click()
     expect(page.get_by_test_id("passkey")).to_have_count(1)
     expect(page.get_by_test_id("account-done")).to_have_text("✔ Passkey removed.")
@@ -196,7 +127,7 @@ def test_sign_up_codes_once_sign_in_elsewhere_passkeys_recovery_and_sign_out_eve
     carol.page.locator("#rec-code").fill("zzzz-zzzz-zzzz")
     carol.page.locator("#recover-go").click()
     expect(carol.page.get_by_test_id("account-error")).to_have_attribute("data-code", "bad_recovery")
-    look(carol, "16-recover-error", french=True)
+    look(carol.page, SHOTS, "16-recover-error", french=True)
     carol.page.locator("#rec-code").fill(codes[0])
     carol.page.locator("#recover-go").click()
     expect(carol.page.get_by_test_id("account-name")).to_have_text(re.compile(nick))
@@ -244,7 +175,7 @@ def test_a_guest_plays_signs_up_and_the_seat_is_claimed_then_sits_as_a_marked_re
     expect(link).to_have_text(nick)
     expect(link).to_have_attribute("href", f"u/{nick}")
     expect(page.locator("#seat-list li").first).to_contain_text("(registered player)")
-    look(zoe, "20-waiting-room-member")
+    look(zoe.page, SHOTS, "20-waiting-room-member")
     invite = page.locator("#share-link").input_value()
 
     # A guest typing that nickname is told in words to sign in or pick another name.
@@ -256,7 +187,7 @@ def test_a_guest_plays_signs_up_and_the_seat_is_claimed_then_sits_as_a_marked_re
     expect(err).to_have_attribute("data-code", "name_registered")
     expect(err).to_contain_text("sign in if it is you, or pick another name")
     expect(guest.page.locator("#name-signin")).to_have_text("Sign in")
-    look(guest, "21-name-registered")
+    look(guest.page, SHOTS, "21-name-registered")
     guest.page.locator("#name-input").fill("Guest")
     guest.page.locator("#join-table").click()
     expect(page.locator("#seat-list li")).to_have_count(2)
@@ -265,4 +196,4 @@ def test_a_guest_plays_signs_up_and_the_seat_is_claimed_then_sits_as_a_marked_re
     expect(player_row.get_by_test_id("member-link")).to_have_text(nick)
     guest_row = guest.page.locator("[data-testid=player][data-seat='1']")
     expect(guest_row.get_by_test_id("member-link")).to_have_count(0)  # a guest's name is plain text
-    look(guest, "22-table-member-marked")
+    look(guest.page, SHOTS, "22-table-member-marked")

@@ -10,35 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from a11y import assert_no_violations
+from accountui import look, registered
 from e2e_plan import Planner, features
 from e2e_ui import ARTIFACTS, Player, Relay, pick_table, place_and_submit, seat
 from playwright.sync_api import Page, expect
-from test_accounts import authenticator, nickname, save_codes, sign_up
 
 SHOTS = ARTIFACTS / "issue29-profile"
-
-
-def look(page: Page, name: str) -> None:
-    """axe and a screenshot at both sizes (the page is left at 1280x800)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for w, h in ((1280, 800), (375, 667)):
-        page.set_viewport_size({"width": w, "height": h})
-        page.wait_for_timeout(150)
-        assert_no_violations(page, f"{name} {w}x{h}")
-        page.screenshot(path=str(SHOTS / f"{name}-{w}.png"), full_page=True)
-    page.set_viewport_size({"width": 1280, "height": 800})
-
-
-def registered(players: Any, relay: Relay, stem: str) -> tuple[Player, str]:
-    nick = nickname(stem)
-    p: Player = players(stem, base=relay.local_url)
-    authenticator(p)
-    p.open("/")
-    sign_up(p, nick)
-    save_codes(p)
-    expect(p.page.get_by_test_id("account-name")).to_have_text(re.compile(nick))
-    return p, nick
 
 
 def home_page(p: Player) -> Page:
@@ -74,7 +51,7 @@ def test_my_games_then_the_profile_its_games_stats_opponent_link_and_head_to_hea
     expect(live).to_have_attribute("data-table", table_id)
     expect(live).to_contain_text("Your turn")
     expect(live.get_by_role("link", name=re.compile(f"^Play: game with {a_nick}, {b_nick}$"))).to_be_visible()
-    look(b_home, "10-my-games-live")
+    look(b_home, SHOTS, "10-my-games-live", full_page=True)
     a_home = home_page(alice)
     expect(a_home.get_by_test_id("my-live")).to_contain_text(f"{b_nick}'s turn")
     expect(a_home.get_by_test_id("my-table")).to_have_count(0)  # this browser's table: listed once, above
@@ -107,7 +84,7 @@ def test_my_games_then_the_profile_its_games_stats_opponent_link_and_head_to_hea
         expect(stats.locator("[data-stat=wins]")).to_have_text("1 (100%)" if result == "Win" else "0 (0%)")
     expect(stats.locator("[data-stat=best_play]")).to_contain_text(f"{points} points")
     expect(page.locator("table.games caption")).to_have_text(f"{a_nick}'s finished games, newest first")
-    look(page, "11-profile")
+    look(page, SHOTS, "11-profile", full_page=True)
 
     # The opponent's name is a link to their profile, where the same game is a loss.
     row.get_by_role("link", name=b_nick, exact=True).click()
@@ -123,7 +100,7 @@ def test_my_games_then_the_profile_its_games_stats_opponent_link_and_head_to_hea
         f"{b_nick} against {a_nick}: {counts.get(theirs, '0 wins, 0 draws, 1 loss')}."
     )
     expect(page.get_by_test_id("versus").get_by_test_id("game-row")).to_have_count(1)
-    look(page, "12-head-to-head")
+    look(page, SHOTS, "12-head-to-head", full_page=True)
     # Back: the profile again (the browser's history holds each address).
     page.go_back()
     expect(page).to_have_url(re.compile(f"/u/{b_nick}$"))
@@ -140,7 +117,7 @@ def test_my_games_then_the_profile_its_games_stats_opponent_link_and_head_to_hea
     expect(recent).to_have_count(1)
     expect(recent.locator(".res")).to_have_text(result)
     expect(page.get_by_test_id("my-live")).to_have_count(0)
-    look(page, "13-my-games-recent")
+    look(page, SHOTS, "13-my-games-recent", full_page=True)
     page.locator("#my-all").click()
     expect(page).to_have_url(re.compile(f"/u/{a_nick}$"))
 
@@ -148,4 +125,4 @@ def test_my_games_then_the_profile_its_games_stats_opponent_link_and_head_to_hea
     page.goto(alice.base + "/u/nobody_here_x")
     page.wait_for_selector("html.ready", state="attached")
     expect(page.locator("#prof-title")).to_have_text("No such player")
-    look(page, "14-no-such-player")
+    look(page, SHOTS, "14-no-such-player", full_page=True)

@@ -3,7 +3,7 @@
 ``lexio export-journal --from FILE --to postgresql://...``: copy a SQLite journal into PostgreSQL
 (relay/journal/export.py).
 
-``lexio admin ...``: the host's moderation commands (relay/admin.py)."""
+``lexio admin ...``: the host's moderation commands (relay/accounts/admin.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return export_main(args[1:])
     if args[:1] == ["admin"]:
-        from relay.admin import main as admin_main
+        from relay.accounts.admin import main as admin_main
 
         return admin_main(args[1:])
     try:

@@ -8,6 +8,8 @@
 - :mod:`relay.accounts.passkeys`: the WebAuthn ceremonies (py_webauthn) and their single-use challenges.
 - :mod:`relay.accounts.erasure`: deleting an account for good; its games stay, its seats marked deleted.
 - :mod:`relay.accounts.service`: what the HTTP views call: sign up, sign in, sessions, recovery, claims.
+- :mod:`relay.accounts.moderation`: blocks, reports, bans and renames; :mod:`relay.accounts.admin` is the
+  host's ``lexio admin`` command over them.
 
 Nothing about an account lives only in one relay's memory: a session made on one relay is valid on every
 relay sharing the database.

@@ -1,7 +1,7 @@
 """The moderation API of a signed-in player (docs/protocol.md, "Moderation"): the players they block.
 
 Reports are made from the table, over its socket (relay/tables/reports.py: the relay fills in what is kept);
-bans and renames are the host's, by ``lexio admin`` (relay/admin.py), never over HTTP.
+bans and renames are the host's, by ``lexio admin`` (relay/accounts/admin.py), never over HTTP.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 from accountkit import Browser
 from relaykit import Player, RunningRelay, create_table, wait_until
 
-from relay import admin
+from relay.accounts import admin
 from relay.accounts.moderation import NOTE_MAX, REPORTS_PER_DAY
 from relay.config import Config
 from relay.http.keys import ACCOUNTS_KEY, CONFIG_KEY
