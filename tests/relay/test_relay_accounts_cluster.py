@@ -12,6 +12,8 @@ from harness.authenticator import Passkey
 from harness.services import RedisServer
 from relaykit import Player, create_table
 
+from relay.accounts import admin
+
 FRONT = "http://localhost:8443"  # what HAProxy would be: every relay serves the same public origin
 
 
@@ -64,3 +66,45 @@ async def test_a_session_made_on_one_relay_is_valid_on_another_and_a_ceremony_sp
             assert (await browser.me())[0] == 401  # signed out on A: on B too
         finally:
             await browser.close()
+
+
+async def test_a_block_made_on_one_relay_and_a_hosts_ban_hold_on_every_relay(
+    tmp_path: Path, pg_url: str, redis: RedisServer
+) -> None:
+    extra = ["--public-url", FRONT]
+    a, b = (
+        node(tmp_path, "a", pg_url, redis.url, extra=extra),
+        node(tmp_path, "b", pg_url, redis.url, extra=extra),
+    )
+    with stopping(a, b):
+        await asyncio.gather(a.astart(), b.astart())
+        zoe, max_ = Browser.at(a.url), Browser.at(b.url)
+        zoe.origin = max_.origin = FRONT
+        try:
+            await zoe.signup("Zoe")
+            await max_.signup("Max")
+            zoe.url = b.url  # Zoe's block goes through B; the table is A's
+            assert (await zoe.post("/api/account/blocks", {"nickname": "Max"}))[0] == 201
+            table_id = await create_table(zoe.session, a)
+            pz = await Player.connect(zoe.session, a, table_id)
+            await pz.join("Zoe")
+            pm = await Player.connect(max_.session, b, table_id)  # relayed to A
+            await pm.join("Max")
+            assert (await pm.send({"type": "chat", "text": "hidden"}))["type"] == "ack"
+            assert (await pz.send({"type": "chat", "text": "seen"}))["type"] == "ack"
+            await pm.wait_for(lambda f: f["type"] == "chat" and f["message"]["text"] == "seen")
+            assert not any(f["type"] == "chat" and f["message"]["text"] == "hidden" for f in pz.frames)
+
+            ban = ["--db", pg_url, "ban", "--account", "max", "--for", "1h", "--reason", "insults"]
+            assert admin.main(ban) == 0
+            refused = await pm.send({"type": "chat", "text": "again"})
+            assert (refused["code"], refused["params"]["reason"]) == ("banned", "insults")
+            other = await create_table(max_.session, b)
+            pm2 = await Player.connect(max_.session, a, other)  # B's table, relayed from A
+            refused = await pm2.send({"type": "join", "name": "Max"})
+            assert refused["code"] == "banned"
+            for p in (pz, pm, pm2):
+                await p.close()
+        finally:
+            await zoe.close()
+            await max_.close()
