@@ -46,6 +46,7 @@ __all__ = [
     "OffBoard",
     "Param",
     "RackError",
+    "RatedSeat",
     "ReserveEmpty",
     "ShapeError",
     "SwapTooLarge",
@@ -266,6 +267,12 @@ class BadSeat(TurnError):
     """A seat that does not exist (or is not an integer)."""
 
     code: ClassVar[str] = "bad_seat"
+
+
+class RatedSeat(TurnError):
+    """A guest or a computer player asking for a seat at a rated table (signed-in players only)."""
+
+    code: ClassVar[str] = "rated_accounts_only"
 
 
 # -- input ------------------------------------------------------------------------------------------------

@@ -42,11 +42,13 @@ SCHEMA_VERSION: Final = 1
 
 @dataclass(frozen=True, slots=True)
 class TableCreated:
-    """The table exists: its variant and turn time."""
+    """The table exists: its variant and turn time; ``rated``: only signed-in players may sit (their
+    ratings move with the result). Journaled only when set."""
 
     variant: str
     turn_seconds: int
     at: int = field(kw_only=True)
+    rated: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +257,10 @@ def _convert(kind: str, name: str, annotation: str, value: Any) -> Any:
     if annotation == "int":
         if not isinstance(value, int) or isinstance(value, bool):
             raise bad("an integer")
+        return value
+    if annotation == "bool":
+        if not isinstance(value, bool):
+            raise bad("true or false")
         return value
     if annotation == "str | None":
         if value is not None and not isinstance(value, str):

@@ -41,6 +41,7 @@ from engine.errors import (
     NotOnRack,
     NotStarted,
     NotYourTurn,
+    RatedSeat,
     ReserveEmpty,
     SwapTooLarge,
     TableExists,
@@ -112,10 +113,11 @@ Lexicon = Callable[[Sequence[str]], Sequence[str]]
 # -- commands ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class CreateTable:
-    """Create the table: its variant and turn time (30-600 s)."""
+    """Create the table: its variant and turn time (30-600 s); ``rated``: signed-in players only."""
 
     variant: str = DEFAULT_VARIANT
     turn_seconds: int = TURN_SECONDS_DEFAULT
+    rated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +188,7 @@ class GameState:
     status: str = "empty"
     variant: str = DEFAULT_VARIANT
     turn_seconds: int = TURN_SECONDS_DEFAULT
+    rated: bool = False  # every seat a signed-in player's: the result moves their ratings
     seats: tuple[SeatState, ...] = ()
     board: Board = _EMPTY_BOARD
     bag: tuple[str, ...] = ()
@@ -250,8 +253,9 @@ def decide(
     ``[Placed, GameEnded]``, as does the pass, swap or timeout completing 2 x seats scoreless turns.
 
     Raises a :class:`~engine.errors.LexioError`: ``TableExists``, ``UnknownVariant``, ``BadSetting``
-    (create); ``BadName``, ``TableFull`` (join); ``BadSeat``, ``NotFirstSeat``, ``NotEnoughPlayers``
-    (start/leave); ``NotStarted``, ``AlreadyStarted``, ``GameOver``, ``NotYourTurn`` (phase and turn);
+    (create); ``BadName``, ``RatedSeat``, ``TableFull`` (join); ``BadSeat``, ``NotFirstSeat``,
+    ``NotEnoughPlayers`` (start/leave); ``NotStarted``, ``AlreadyStarted``, ``GameOver``, ``NotYourTurn``
+    (phase and turn);
     every error of :func:`engine.analyse` (shape errors; ``BadNotation`` for tiles that are not
     :class:`~engine.moves.Tile`); ``NotOnRack``, ``BadSwap``,
     ``SwapTooLarge`` (rack and bag); ``ReserveEmpty`` (a placement with no try left); ``InputError``
@@ -315,7 +319,9 @@ def _create(state: GameState, command: CreateTable, now_ms: int) -> list[Event]:
             minimum=TURN_SECONDS_MIN,
             maximum=TURN_SECONDS_MAX,
         )
-    return [TableCreated(command.variant, secs, at=now_ms)]
+    if not isinstance(command.rated, bool):
+        raise BadSetting(f"rated {command.rated!r:.40} must be true or false", rated=str(command.rated)[:40])
+    return [TableCreated(command.variant, secs, at=now_ms, rated=command.rated)]
 
 
 def is_bot_name(name: str) -> bool:
@@ -342,6 +348,8 @@ def _join(state: GameState, command: Join, now_ms: int, rng: random.Random) -> l
         raise BadSetting(
             f"account {command.account!r:.40} must be a string, and not a bot's", bot=str(bot)[:40]
         )
+    if state.rated and (bot is not None or command.account is None):
+        raise RatedSeat("a rated table seats signed-in players only: no guest, no computer player")
     if len(state.seats) >= MAX_SEATS:
         raise TableFull(f"the table is full ({MAX_SEATS} seats)", seats=MAX_SEATS)
     joined = SeatJoined(len(state.seats), name, bot, at=now_ms, account=command.account)
@@ -494,6 +502,7 @@ def apply(state: GameState, event: Event) -> GameState:
             status="waiting",
             variant=event.variant,
             turn_seconds=event.turn_seconds,
+            rated=event.rated,
             board=Board.empty(event.variant),
             events=events,
         )

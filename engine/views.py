@@ -117,6 +117,7 @@ def view(state: GameState, seat: int | None, *, now_ms: int) -> dict[str, Any]:
         "variant": state.variant,
         "status": state.status,
         "turn_seconds": state.turn_seconds,
+        **({"rated": True} if state.rated else {}),
         "you": you,
         "rack": state.seats[you].rack if you is not None else None,
         "seats": seats,
