@@ -170,6 +170,53 @@ SCHEMA: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX bans_account ON bans(account_id)",
         "CREATE INDEX bans_address ON bans(address)",
     ),
+    # Version 5: ratings (relay/accounts/ratings.py): one per account and speed class, and each rated seat's
+    # number before and after its game in the history (the chart and the end screen read them there).
+    (
+        """CREATE TABLE ratings (
+            account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            speed TEXT NOT NULL,
+            mu DOUBLE PRECISION NOT NULL,
+            sigma DOUBLE PRECISION NOT NULL,
+            played_ms BIGINT,
+            games INTEGER NOT NULL,
+            PRIMARY KEY (account_id, speed)
+        )""",
+        "CREATE INDEX ratings_speed ON ratings(speed, played_ms)",
+        "ALTER TABLE game_players ADD COLUMN speed TEXT",
+        "ALTER TABLE game_players ADD COLUMN rating_before INTEGER",
+        "ALTER TABLE game_players ADD COLUMN rating_after INTEGER",
+        "ALTER TABLE game_players ADD COLUMN provisional INTEGER",
+    ),
+    # Version 6: "play now" (relay/ratings/queue.py): one seek per account, the offers the pairing made and
+    # who confirmed them; in the database so that a seek is paired once across a cluster.
+    (
+        """CREATE TABLE seeks (
+            account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+            speed TEXT NOT NULL,
+            size TEXT NOT NULL,
+            rating INTEGER NOT NULL,
+            node TEXT NOT NULL,
+            enqueued_ms BIGINT NOT NULL,
+            seen_ms BIGINT NOT NULL,
+            offer_id TEXT
+        )""",
+        "CREATE INDEX seeks_speed ON seeks(speed, enqueued_ms)",
+        """CREATE TABLE offers (
+            id TEXT PRIMARY KEY,
+            speed TEXT NOT NULL,
+            created_ms BIGINT NOT NULL,
+            deadline_ms BIGINT NOT NULL,
+            table_id TEXT
+        )""",
+        """CREATE TABLE offer_seats (
+            offer_id TEXT NOT NULL REFERENCES offers(id) ON DELETE CASCADE,
+            account_id TEXT NOT NULL,
+            confirmed_ms BIGINT,
+            PRIMARY KEY (offer_id, account_id)
+        )""",
+        "CREATE INDEX offers_table ON offers(table_id)",
+    ),
 )
 
 

@@ -1,6 +1,6 @@
 """Deleting an account (docs/protocol.md, "Accounts"): its passkeys, sessions, recovery codes, ceremonies in
-progress, seat claims, blocks both ways and bans go, and the account itself (its nickname is free again), in
-one transaction.
+progress, seat claims, blocks both ways, bans, ratings and seeks go, and the account itself (its nickname is
+free again), in one transaction.
 
 The games it played stay whole for the other players: the journal is never rewritten, the history rows
 (``game_players``) are kept, and each seat the account had is marked in ``deleted_seats`` so that profiles
@@ -30,7 +30,8 @@ class Erasure:
             )
             # Each table named, not left to ON DELETE CASCADE: SQLite only cascades with its foreign_keys
             # pragma on, and what a deletion removes should read here.
-            for table in ("seat_accounts", "sessions", "recovery_codes", "credentials", "challenges", "bans"):
+            own = ("seat_accounts", "sessions", "recovery_codes", "credentials", "challenges", "bans")
+            for table in (*own, "ratings", "seeks", "offer_seats"):
                 tx.run(f"DELETE FROM {table} WHERE account_id = ?", (account_id,))
             tx.run("DELETE FROM blocks WHERE blocker_id = ? OR blocked_id = ?", (account_id, account_id))
             # Reports stay for the host (what was said at a table is not the account's to take back); they
