@@ -18,7 +18,8 @@ from aiohttp import web
 
 import engine
 from relay.accounts.db import open_accounts_db
-from relay.accounts.service import Accounts, TableMembers
+from relay.accounts.members import TableMembers
+from relay.accounts.service import Accounts
 from relay.botdriver import BotDriver, load_default_driver
 from relay.cluster.bus import Bus
 from relay.cluster.relaying import EdgeSide, Locate, OwnerSide, Relaying

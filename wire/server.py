@@ -108,5 +108,10 @@ def rematch(proposal: Mapping[str, Any], now: int) -> Json:
     return {"type": "rematch", **proposal, "now": now}
 
 
+def ratings(speed: str, rated: bool, seats: Sequence[Json], now: int) -> Json:
+    """The registered players' ratings at a table, in its speed class (docs/ratings.md)."""
+    return {"type": "ratings", "speed": speed, "rated": rated, "seats": list(seats), "now": now}
+
+
 def analysis(msg_id: str | None, seat: int, moves: Any, now: int) -> Json:
     return {"type": "analysis", "id": msg_id, "seat": seat, "moves": moves, "now": now}

@@ -1,7 +1,7 @@
 """Game history: one row per seat of every finished game (``game_players``), the profiles' source.
 
 The rows are the journal's end of a game, summed up: written right after the end is committed
-(:meth:`relay.accounts.service.TableMembers.game_ended`) and filled in at start-up for ended games that have
+(:meth:`relay.accounts.members.TableMembers.game_ended`) and filled in at start-up for ended games that have
 none (a relay stopped in between, or games that ended before accounts existed): the journal stays the truth,
 the history is an index rebuilt from it, idempotently. An account's games are its claimed seats
 (``seat_accounts``) joined to these rows, so a guest's games join the account made later.

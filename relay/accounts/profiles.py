@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from relay.accounts.db import Db
 from relay.accounts.history import PAGE, SeatResult
+from relay.accounts.ratings import RatedGame, RatingBook
+from relay.ratings import RatingChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,20 +66,29 @@ _COLUMNS = (
 class Profiles:
     """Queries; each method is one transaction (raises as relay.accounts.store.AccountStore)."""
 
-    def __init__(self, db: Db) -> None:
+    def __init__(self, db: Db, ratings: RatingBook) -> None:
         self.db = db
+        self.ratings = ratings
 
     # -- writing the history --------------------------------------------------------------------------------
-    def add_results(self, rows: Sequence[SeatResult]) -> None:
-        """Records a finished game's rows; a game already recorded is left as it is."""
+    def add_results(
+        self, rows: Sequence[SeatResult], rated: RatedGame | None = None
+    ) -> tuple[RatingChange, ...]:
+        """Records a finished game's rows; a game already recorded is left as it is. A rated game's ratings
+        move in the same transaction, only when its rows are new: once per game (returns the changes; ()
+        for a casual game or one recorded before)."""
         with self.db.transaction() as tx:
+            added = 0
             for r in rows:
-                tx.run(
+                added += tx.run(
                     f"INSERT INTO game_players ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT DO NOTHING",
                     (r.table_id, r.seat, r.name, r.bot, r.score, r.rank, int(r.won), r.bingos, r.best_word,
                      r.best_score, r.moves, r.ended_ms, r.variant),
                 )  # fmt: skip
+            if rated is None or not rows or added != len(rows):
+                return ()
+            return self.ratings.apply(tx, rated)
 
     def unrecorded_ended(self, limit: int) -> list[str]:
         """Ended tables of the journal without history rows (oldest first)."""

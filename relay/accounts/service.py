@@ -11,22 +11,20 @@ import asyncio
 import hashlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
-import engine
 from relay.accounts import passkeys
 from relay.accounts.db import Db
 from relay.accounts.erasure import Erasure
 from relay.accounts.errors import AccountError
-from relay.accounts.history import seat_results
-from relay.accounts.moderation import ChatLine, Moderation, NewReport
+from relay.accounts.moderation import Moderation
 from relay.accounts.nicknames import check_nickname, fold
 from relay.accounts.passkeys import CEREMONY_MS, Site
 from relay.accounts.profiles import Profiles
+from relay.accounts.ratings import RatingBook
 from relay.accounts.store import Account, AccountStore, Challenge, Credential, NewAccount
-from relay.tables.table import ChatSaid, RelayError, Suspension, Table
 
 log = logging.getLogger("lexio.relay")
 
@@ -68,7 +66,8 @@ class Accounts:
     def __init__(self, db: Db, now_ms: Callable[[], int]) -> None:
         self.db = db
         self.store = AccountStore(db)
-        self.profiles = Profiles(db)
+        self.ratings = RatingBook(db, now_ms)
+        self.profiles = Profiles(db, self.ratings)
         self.erasure = Erasure(db)
         self.moderation = Moderation(db, now_ms)
         self.now_ms = now_ms
@@ -257,74 +256,6 @@ class Accounts:
         return token
 
 
-class TableMembers:
-    """The accounts as the tables see them (relay.tables.table.Members)."""
-
-    def __init__(self, accounts: Accounts) -> None:
-        self.accounts = accounts
-
-    async def registered(self, name: str) -> bool:
-        folded = fold(name.strip())
-        return await self.accounts.call(self.accounts.store.nickname_taken, folded)
-
-    async def seated(self, table_id: str, seat: int, account_id: str) -> None:
-        await self.accounts.call(
-            self.accounts.store.claim_seat, table_id, seat, account_id, self.accounts.now_ms()
-        )
-
-    async def game_ended(self, table_id: str, state: engine.GameState) -> None:
-        await self.accounts.call(self.accounts.profiles.add_results, seat_results(table_id, state))
-
-    async def suspension(self, account_id: str | None, address: str) -> Suspension | None:
-        ban = await self.accounts.call(self.accounts.moderation.ban_on, account_id, address)
-        return None if ban is None else ban.suspension()
-
-    async def blockers(self, account_id: str) -> frozenset[str]:
-        return await self.accounts.call(self.accounts.moderation.blockers, account_id)
-
-    async def blocked(self, account_id: str) -> frozenset[str]:
-        return await self.accounts.call(self.accounts.moderation.blocked_ids, account_id)
-
-    async def seat_deleted(self, table_id: str, seat: int) -> bool:
-        return await self.accounts.call(self.accounts.store.seat_deleted, table_id, seat)
-
-    async def report(
-        self, reporter_id: str, table: Table, seat: int, address: str | None, excerpt: Sequence[ChatSaid],
-        reason: object, note: object,
-    ) -> str:  # fmt: skip
-        """Raises RelayError with the accounts' code (``bad_reason``, ``bad_note``, ``report_self``,
-        ``too_many_reports``)."""
-        said = table.state.seats[seat]
-        new = NewReport(
-            reporter_id, table.id, seat, said.name, said.account, address,
-            reason, note, tuple(ChatLine(line.name, line.text, line.at_ms) for line in excerpt),
-        )  # fmt: skip
-        try:
-            return await self.accounts.call(self.accounts.moderation.report, new)
-        except AccountError as err:
-            raise RelayError(err.code, err.message) from err
-
-    async def backfill(
-        self, read_state: Callable[[str], Awaitable[engine.GameState]], batch: int = 100
-    ) -> int:
-        """Records the ended games the history lacks (read back from the journal with ``read_state``);
-        returns how many. A game whose journal cannot be read is skipped (logged)."""
-        profiles = self.accounts.profiles
-        done, skipped = 0, set[str]()
-        while True:
-            found = await self.accounts.call(profiles.unrecorded_ended, batch + len(skipped))
-            ids = [t for t in found if t not in skipped]
-            if not ids:
-                return done
-            for table_id in ids:
-                try:
-                    await self.game_ended(table_id, await read_state(table_id))
-                    done += 1
-                except Exception:
-                    log.exception("cannot fill in a game's history", extra={"fields": {"table": table_id}})
-                    skipped.add(table_id)
-
-
 def _raw(b64: str) -> bytes:
     return passkeys.base64url_to_bytes(b64)
 
@@ -359,4 +290,4 @@ def _passkey_name(raw: object, n: int) -> str:
     return raw.strip() or f"Passkey {n}"
 
 
-__all__ = ["Accounts", "Ceremony", "SignedIn", "TableMembers", "hash_session"]
+__all__ = ["Accounts", "Ceremony", "SignedIn", "hash_session"]

@@ -12,11 +12,13 @@ from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
 
 import engine
 from relay.addresses import address_key
+from relay.http.accounts import current
 from relay.http.keys import BUS_KEY, CONFIG_KEY, LIMITS_KEY, METRICS_KEY, REFEREE_KEY
 from relay.http.lobby import live_games
 from relay.http.middlewares import forwarded_for, json_error
 from relay.journal import JournalUnavailable
 from relay.metrics import Readings
+from relay.ratings import speed_class
 from relay.tables import (
     Referee,
     RelayError,
@@ -28,19 +30,29 @@ log = logging.getLogger("lexio.relay")
 
 def _table_summary(referee: Referee, table: Table) -> dict[str, Any]:
     st = table.state
+    ratings = {r.seat: r for r in table.ratings}
+    seats = []
+    for i, s in enumerate(st.seats):
+        seat: dict[str, Any] = {
+            "seat": i, "name": s.name, "bot": s.bot, "score": s.score, "connected": table.connected(i),
+        }  # fmt: skip
+        if s.account is not None:
+            seat["account"] = True
+            if i in ratings:  # the number shown beside the name, in the table's class (docs/ratings.md)
+                seat["rating"], seat["provisional"] = ratings[i].rating, ratings[i].provisional
+        seats.append(seat)
     return {
         "id": table.id,
         "variant": str(st.variant),
         "status": table.status,
         "public": table.public,
         "turn_seconds": int(st.turn_seconds),
+        "rated": bool(st.rated),
+        "speed": speed_class(st.turn_seconds).value,
         "created_ms": table.created_ms,
         "version": int(st.version),
         "turn": st.turn,
-        "seats": [
-            {"seat": i, "name": s.name, "bot": s.bot, "score": s.score, "connected": table.connected(i)}
-            for i, s in enumerate(st.seats)
-        ],
+        "seats": seats,
         "rematch": table.rematch,
     }
 
@@ -64,7 +76,7 @@ async def create_table(request: web.Request) -> web.Response:
         return json_error(400, "bad_request", "body must be a JSON object")
     if not isinstance(body, dict):
         return json_error(400, "bad_request", "body must be a JSON object")
-    extra = set(body) - {"turn_seconds", "public", "variant"}
+    extra = set(body) - {"turn_seconds", "public", "variant", "rated"}
     if extra:
         return json_error(400, "bad_request", f"unexpected key {sorted(extra)[0]!r}")
     turn_seconds = body.get("turn_seconds", config.turn_seconds)
@@ -76,9 +88,18 @@ async def create_table(request: web.Request) -> web.Response:
         return json_error(400, "bad_request", "public must be true or false")
     if not isinstance(variant, str):
         return json_error(400, "bad_request", "variant must be a string")
+    rated = body.get("rated", False)
+    if not isinstance(rated, bool):
+        return json_error(400, "bad_request", "rated must be true or false")
+    try:
+        if rated and await current(request) is None:
+            return json_error(401, "not_signed_in", "a rated table is created by a signed-in player")
+    except (sqlite3.Error, JournalUnavailable):
+        log.exception("accounts unavailable")
+        return json_error(503, "accounts_unavailable", "accounts cannot be reached now; try again later")
     try:
         table = await referee.registry.acreate_table(
-            turn_seconds=turn_seconds, public=public, variant=variant
+            turn_seconds=turn_seconds, public=public, variant=variant, rated=rated
         )
     except RelayError as err:
         return json_error(400, err.code, err.message)
@@ -110,7 +131,9 @@ async def list_tables(request: web.Request) -> web.Response:
                 "variant": summary["variant"],
                 "turn_seconds": summary["turn_seconds"],
                 "created_ms": t.created_ms,
-                "seats": [{k: s[k] for k in ("seat", "name", "bot", "connected")} for s in summary["seats"]],
+                "rated": summary["rated"],
+                "speed": summary["speed"],
+                "seats": [{k: v for k, v in s.items() if k != "score"} for s in summary["seats"]],
                 "free": 4 - len(summary["seats"]),
             }
         )

@@ -8,6 +8,7 @@ from typing import Any
 import engine
 from relay import PROTOCOL_VERSION
 from relay.logs import event as log_event
+from relay.ratings import speed_class
 from relay.tables.chat import send_history
 from relay.tables.services import TableServices
 from relay.tables.table import (
@@ -128,7 +129,21 @@ class Broadcaster:
             dumps(server.welcome(PROTOCOL_VERSION, msg_id, table.id, conn.seat, token, self.s.now_ms()))
         )
         self.snapshot(table, conn)
+        if table.ratings:
+            conn.send(self._ratings_frame(table))
         send_history(self.s, table, conn)
+
+    def ratings(self, table: Table) -> None:
+        """Every connection learns the players' ratings (a seat came or left, a rated game ended)."""
+        frame = self._ratings_frame(table)
+        for c in list(table.all_conns()):
+            c.send(frame)
+
+    def _ratings_frame(self, table: Table) -> str:
+        state = table.state
+        speed = speed_class(state.turn_seconds).value
+        seats = [r.to_json() for r in table.ratings]
+        return dumps(server.ratings(speed, bool(state.rated), seats, self.s.now_ms()))
 
     def watchers_changed(self, table: Table) -> None:
         """Tell every connection how many watch, when that number changed since it was last told."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 
 import engine
@@ -19,6 +20,8 @@ from relay.tables.table import (
 )
 from relay.tables.turns import Turns, _timeout_pass
 
+log = logging.getLogger("lexio.relay")
+
 
 class Seating:
     """Taking a seat (by name, or back by token), watching, and leaving a table's connections."""
@@ -32,11 +35,14 @@ class Seating:
         """Sits a person: a signed-in player under their nickname (the name typed is not used), a guest
         under ``name`` unless it is a registered nickname. Raises RelayError ``banned`` (the host banned the
         account or the address), ``blocked`` (a player seated at this private table blocks the account),
-        ``name_registered``."""
+        ``name_registered``, ``seat_reserved`` (a "play now" table formed for other players)."""
         member, members = conn.member, self.s.members
         ban = await members.suspension(member.id if member else None, address_key(conn.peer))
         if ban is not None:
             raise ban.refusal()
+        reserved = await members.reserved(table.id) if table.state.rated else None
+        if reserved is not None and (member is None or member.id not in reserved):
+            raise RelayError("seat_reserved", "this table was formed by Play now for other players")
         if member is not None:
             name = member.nickname
             if not table.public:
@@ -82,12 +88,23 @@ class Seating:
         )
         if member is not None and conn.seat is not None and conn.table is table:
             await self.s.members.seated(table.id, conn.seat, member.id)
+        if reserved is not None and conn.table is table:
+            await self._start_when_all_sat(table, reserved)
+
+    async def _start_when_all_sat(self, table: Table, reserved: frozenset[str]) -> None:
+        """A "play now" table starts by itself once every player it was formed for sits (no one to wait
+        for, nobody to press Start)."""
+        async with table.lock:
+            seated = {s.account for s in table.state.seats}
+            if table.status == "waiting" and reserved <= seated and table.seat_count() >= 2:
+                await self.turns.step(table, None, lambda t: [engine.Start(0)], kind="start")
 
     async def join_by_token(self, table: Table, conn: Conn, token: str, msg_id: str | None) -> None:
         """Seats a person back by their seat's token. Raises RelayError ``bad_token``, ``seat_deleted`` (the
         account that had the seat was deleted: its link seats nobody any more)."""
         if conn.member is not None:
             conn.hides = await self.s.members.blocked(conn.member.id)
+        await self._known_ratings(table)
         async with table.lock:
             digest = hash_token(token)
             seat = next(
@@ -127,6 +144,7 @@ class Seating:
     async def watch(self, table: Table, conn: Conn, msg_id: str | None) -> None:
         if conn.member is not None:
             conn.hides = await self.s.members.blocked(conn.member.id)
+        await self._known_ratings(table)
         async with table.lock:
             conn.joined = True
             conn.table = table
@@ -135,6 +153,15 @@ class Seating:
             table.empty_since = None
             self.tell.welcome(table, conn, msg_id, None)
             self.tell.watchers_changed(table)
+
+    async def _known_ratings(self, table: Table) -> None:
+        """A table back in memory (a restart, a takeover, a finished table revived) learns its players'
+        ratings before its first welcome sends them."""
+        if not table.ratings and any(s.account is not None for s in table.state.seats):
+            try:
+                table.ratings = await self.s.members.ratings(table)
+            except Exception:
+                log.exception("cannot read the ratings", extra={"fields": {"table": table.id}})
 
     async def disconnect(self, conn: Conn) -> None:
         table = conn.table

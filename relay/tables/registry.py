@@ -74,6 +74,7 @@ class Registry:
         public: bool,
         variant: str = "lexio",
         rematch: Callable[[str], RematchRow] | None = None,
+        rated: bool = False,
     ) -> Table:
         """Create and journal a new table; ``rematch`` builds, from the new id, the link that makes it the
         new table of a finished one (journaled in the same transaction). In cluster mode the table is
@@ -83,12 +84,12 @@ class Registry:
         JournalUnavailable (nothing written).
         """
         table, events, link = self.new_table(
-            turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch
+            turn_seconds=turn_seconds, public=public, variant=variant, rematch=rematch, rated=rated
         )
         if await self.s.host.journal_table(table, events, link):
             self.tables[table.id] = table
         self.s.metrics.events += len(events)
-        log_event("table created", table=table.id, public=public, turn_seconds=turn_seconds)
+        log_event("table created", table=table.id, public=public, turn_seconds=turn_seconds, rated=rated)
         return table
 
     def new_table(
@@ -98,6 +99,7 @@ class Registry:
         public: bool,
         variant: str = "lexio",
         rematch: Callable[[str], RematchRow] | None = None,
+        rated: bool = False,
     ) -> tuple[Table, list[dict[str, Any]], RematchRow | None]:
         """A new table, its first events and its rematch link, not journaled yet. Raises RelayError
         bad_turn_seconds, engine.LexioError."""
@@ -114,7 +116,7 @@ class Registry:
         state = engine.new_state()
         events = engine.decide(
             state,
-            engine.CreateTable(variant=variant, turn_seconds=turn_seconds),
+            engine.CreateTable(variant=variant, turn_seconds=turn_seconds, rated=rated),
             now_ms=now,
             rng=rng,
             lexicon=self.s.lexicon,

@@ -53,6 +53,7 @@ class Rematches:
                     public=table.public,
                     variant=str(st.variant),
                     rematch=link,
+                    rated=st.rated,  # the same players, the same stakes
                 )
                 table.rematch = {"table": new.id, "link": link_for(new.id), "by": seat}
                 frame = dumps(server.rematch(table.rematch, now))

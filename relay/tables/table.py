@@ -130,6 +130,27 @@ class Suspension:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatRating:
+    """A registered player's rating at a table, in the table's speed class (docs/ratings.md): the number
+    shown and its "?"; ``change`` once a rated game has moved it; ``chance`` of the top score before a
+    rated game starts."""
+
+    seat: int
+    rating: int
+    provisional: bool
+    change: int | None = None
+    chance: float | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"seat": self.seat, "rating": self.rating, "provisional": self.provisional}
+        if self.change is not None:
+            out["change"] = self.change
+        if self.chance is not None:
+            out["chance"] = round(self.chance, 3)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class ChatSaid:
     """A line of a table's chat, as a report keeps it."""
 
@@ -139,7 +160,7 @@ class ChatSaid:
 
 
 class Members(Protocol):
-    """What the tables ask of the accounts (relay/accounts/service.py: TableMembers)."""
+    """What the tables ask of the accounts (relay/accounts/members.py: TableMembers)."""
 
     async def registered(self, name: str) -> bool:
         """Whether ``name`` is a registered nickname (ignoring case and accents): a guest may not take it."""
@@ -149,8 +170,19 @@ class Members(Protocol):
         """A signed-in player sat at ``seat``: the seat is the account's (their history)."""
         ...
 
-    async def game_ended(self, table_id: str, state: engine.GameState) -> None:
-        """A game ended (``state``: its full fold, events kept): its seats' rows join the history."""
+    async def game_ended(self, table_id: str, state: engine.GameState) -> tuple[SeatRating, ...]:
+        """A game ended (``state``: its full fold, events kept): its seats' rows join the history and a
+        rated game moves its players' ratings, once; returns the seats' new ratings with their change (()
+        for a casual game, or one recorded before)."""
+        ...
+
+    async def ratings(self, table: Table) -> tuple[SeatRating, ...]:
+        """The registered players' ratings at ``table`` in its class, with the chances of a rated table's
+        players while it waits for its start."""
+        ...
+
+    async def reserved(self, table_id: str) -> frozenset[str] | None:
+        """The accounts a "play now" table was formed for (only they may sit); None: anyone may."""
         ...
 
     async def suspension(self, account_id: str | None, address: str) -> Suspension | None:
@@ -187,7 +219,13 @@ class NoMembers:
     async def seated(self, table_id: str, seat: int, account_id: str) -> None:
         return None
 
-    async def game_ended(self, table_id: str, state: engine.GameState) -> None:
+    async def game_ended(self, table_id: str, state: engine.GameState) -> tuple[SeatRating, ...]:
+        return ()
+
+    async def ratings(self, table: Table) -> tuple[SeatRating, ...]:
+        return ()
+
+    async def reserved(self, table_id: str) -> frozenset[str] | None:
         return None
 
     async def suspension(self, account_id: str | None, address: str) -> Suspension | None:
@@ -276,6 +314,8 @@ class Table:
     analyses: dict[int, Any] = field(default_factory=dict)
     # (seat's token hash, frame id) -> the journaled frame of an action (relay/tables/resend.py).
     frames: dict[tuple[str, str], FrameRow] = field(default_factory=dict)
+    # The registered players' ratings here (Members.ratings), sent after each welcome and when they change.
+    ratings: tuple[SeatRating, ...] = ()
 
     @property
     def status(self) -> str:

@@ -14,6 +14,7 @@ from relay.tables.services import TableServices
 from relay.tables.table import (
     Conn,
     RelayError,
+    SeatRating,
     Table,
     hash_token,
 )
@@ -152,16 +153,33 @@ class Turns:
             await self._record_end(table)
         if after is not None:
             after()  # still under the lock: nothing can reach the table in between
+        if changed != "ended" and any(isinstance(e, engine.SeatJoined | engine.SeatLeft) for e in events):
+            await self.ratings_changed(table)  # who sits changed: their ratings, a rated table's chances
         self.after_step(table)
         return events
+
+    async def ratings_changed(self, table: Table, known: tuple[SeatRating, ...] | None = None) -> None:
+        """Reads the players' ratings (or takes ``known``) and tells every connection if they changed. A
+        failure costs the numbers, not the action (logged)."""
+        try:
+            fresh = await self.s.members.ratings(table) if known is None else known
+        except Exception:
+            log.exception("cannot read the ratings", extra={"fields": {"table": table.id}})
+            return
+        if fresh != table.ratings:
+            table.ratings = fresh
+            self.tell.ratings(table)
 
     async def _record_end(self, table: Table) -> None:
         # After the end is committed: a failure here loses nothing (the history is filled in from the
         # journal at the next start, relay/accounts/history.py) and must not fail the action.
         try:
-            await self.s.members.game_ended(table.id, self.s.full_state(table))
+            changes = await self.s.members.game_ended(table.id, self.s.full_state(table))
         except Exception:
             log.exception("cannot record a game's history", extra={"fields": {"table": table.id}})
+            return
+        if changes:
+            await self.ratings_changed(table, changes)
 
 
 def _track(table: Table, ev: engine.Event, th: str | None, conn: Conn | None) -> None:

@@ -233,7 +233,7 @@ async def test_the_word_list_is_never_served(web_relay: RunningRelay, session: a
         f"/api/account/{p}"
         for p in ("signup/options", "signup", "signin/options", "signin", "signout", "signout-all", "claim",
                   "passkeys/options", "passkeys", "passkeys/rename", "passkeys/remove", "recover/options",
-                  "recover", "delete", "export")
+                  "recover", "delete", "export", "blocks", "blocks/remove")
     }  # fmt: skip
     assert routes - accounts == {
         "/api/tables",
@@ -242,6 +242,7 @@ async def test_the_word_list_is_never_served(web_relay: RunningRelay, session: a
         "/api/tables/{table_id}/analysis",
         "/healthz",
         "/metrics",
+        "/ws/seek",  # play now: seeks, offers, confirmations (no word looked up)
         "/ws/{table_id}",
         "/{path}",
     }
