@@ -39,6 +39,7 @@ from relay.http.keys import (
     REFEREE_KEY,
     STATIC_KEY,
 )
+from relay.http.leaderboards import add_routes as add_leaderboard_routes
 from relay.http.limits import AccountLimits, Limits
 from relay.http.middlewares import headers_middleware
 from relay.http.moderation import add_routes as add_moderation_routes
@@ -205,6 +206,7 @@ def create_app(
     add_account_routes(app)
     add_moderation_routes(app)
     add_profile_routes(app)
+    add_leaderboard_routes(app)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/ws/{table_id}", websocket)

@@ -67,6 +67,8 @@ async def _profile(request: web.Request) -> web.Response:
     accounts = request.app[ACCOUNTS_KEY]
     stats = await accounts.call(accounts.profiles.stats, account.id)
     games, more = await accounts.call(accounts.profiles.games, account.id, page)
+    standings = await accounts.call(accounts.ratings.standings, account.id)
+    history = await accounts.call(accounts.ratings.history, account.id)
     best = None if stats.best_play is None else {"word": stats.best_play[0], "score": stats.best_play[1]}
     return web.json_response(
         {
@@ -83,6 +85,19 @@ async def _profile(request: web.Request) -> web.Response:
             "games": [_game_json(g) for g in games],
             "page": page,
             "more": more,
+            # docs/ratings.md: the number in each class played, and after each rated game (the chart)
+            "ratings": {
+                speed.value: {
+                    "rating": s.rating.display,
+                    "provisional": s.rating.provisional,
+                    "games": s.games,
+                }
+                for speed, s in standings.items()
+            },
+            "rating_history": [
+                {"speed": speed.value, "at": at, "rating": after, "provisional": provisional}
+                for speed, at, after, provisional in history
+            ],
         }
     )
 

@@ -229,6 +229,7 @@ async def test_the_word_list_is_never_served(web_relay: RunningRelay, session: a
     accounts = {"/api/account", "/api/account/games"} | {
         "/api/users/{nickname}",
         "/api/users/{nickname}/versus/{other}",
+        "/api/leaderboard/{speed}",
     } | {
         f"/api/account/{p}"
         for p in ("signup/options", "signup", "signin/options", "signin", "signout", "signout-all", "claim",

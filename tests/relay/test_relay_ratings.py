@@ -129,3 +129,75 @@ async def test_a_rated_table_is_made_by_a_signed_in_player_and_seats_no_guest(
         summary = await resp.json()
     assert summary.get("rated") is True and summary.get("speed") == SpeedClass.LENT.value
     await p.close()
+
+
+async def test_the_leaderboard_lists_active_settled_unbanned_players_best_first_and_my_own_row(
+    site: RunningRelay, new_browser: Callable[[], Browser]
+) -> None:
+    browsers = {name: new_browser() for name in ("Ace", "Bea", "Cub", "Dod", "Eve", "Fay")}
+    ids = {}
+    for name, b in browsers.items():
+        ids[name] = (await b.signup(name))["account"]["id"]
+    now = site.referee.now_ms()
+    day = 86_400_000
+    seeded = {  # mu, sigma, played, games
+        "Ace": (32.0, 2.0, now - day, 40),
+        "Bea": (29.0, 2.0, now - 2 * day, 30),
+        "Cub": (40.0, 7.0, now - day, 3),  # provisional: not listed
+        "Dod": (35.0, 2.0, now - 40 * day, 50),  # no rated game in 30 days
+        "Eve": (36.0, 2.0, now - day, 60),  # banned below
+        "Fay": (27.0, 2.0, now - day, 20),
+    }
+    db = site.app[ACCOUNTS_KEY].db
+    with db.transaction() as tx:
+        for name, (mu, sigma, played, games) in seeded.items():
+            tx.run(
+                "INSERT INTO ratings (account_id, speed, mu, sigma, played_ms, games)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (ids[name], "normal", mu, sigma, played, games),
+            )
+        tx.run(
+            "INSERT INTO bans (id, account_id, address, reason, created_ms, until_ms, lifted_ms)"
+            " VALUES ('b1', ?, NULL, 'x', ?, ?, NULL)",
+            (ids["Eve"], now, now + day),
+        )
+    async with browsers["Bea"].session.get(site.url + "/api/leaderboard/normal") as resp:
+        board = await resp.json()
+    assert [r["nickname"] for r in board["rows"]] == ["Ace", "Bea", "Fay"]
+    assert [r["rank"] for r in board["rows"]] == [1, 2, 3]
+    ratings = [r["rating"] for r in board["rows"]]
+    assert ratings == sorted(ratings, reverse=True)
+    assert board["mine"] == board["rows"][1] and board["total"] == 3 and board["more"] is False
+    async with aiohttp.ClientSession() as s:
+        async with s.get(site.url + "/api/leaderboard/normal") as resp:
+            assert (await resp.json())["mine"] is None  # a guest
+        async with s.get(site.url + "/api/leaderboard/blitz") as resp:
+            assert (resp.status, (await resp.json())["code"]) == (400, "unknown_class")
+        async with s.get(site.url + "/api/leaderboard/normal?page=x") as resp:
+            assert (resp.status, (await resp.json())["code"]) == (400, "bad_request")
+    # A deleted account leaves the board with its ratings.
+    assert (await browsers["Ace"].post("/api/account/delete", {"confirm": "Ace"}))[0] == 200
+    async with aiohttp.ClientSession() as s, s.get(site.url + "/api/leaderboard/normal") as resp:
+        assert [r["nickname"] for r in (await resp.json())["rows"]] == ["Bea", "Fay"]
+
+
+async def test_a_profile_shows_each_class_rating_and_its_history_for_the_chart(
+    site: RunningRelay, new_browser: Callable[[], Browser]
+) -> None:
+    zoe, max_ = new_browser(), new_browser()
+    await zoe.signup("Zoe")
+    await max_.signup("Max")
+    _, players = await _rated_game(site, zoe, max_)
+    assert (await players[0].send({"type": "start"}))["type"] == "ack"
+    for p in players:
+        await p.wait_seq(players[0].seq)
+    await play_to_end(players)
+    await wait_until(lambda: len(_rows(site)) == 2)
+    async with aiohttp.ClientSession() as s, s.get(site.url + "/api/users/zoe") as resp:
+        profile = await resp.json()
+    rating = profile["ratings"]["rapide"]
+    assert rating["games"] == 1 and rating["provisional"] is True
+    (point,) = profile["rating_history"]
+    assert point["speed"] == "rapide" and point["rating"] == rating["rating"] and point["provisional"] is True
+    for p in players:
+        await p.close()
