@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -8,11 +9,14 @@ import aiohttp
 import pytest
 from accountkit import Browser
 from buskit import redis_server
+from harness.process import RelayProcess
 from pgcluster import PostgresCluster
-from relaykit import FakeClock, RunningRelay, start_relay
+from relaykit import FakeClock, RunningRelay, start_relay, write_short_lexicon
 
 from relay import logs as relay_logs
 from relay.journal.postgres import PostgresStore
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -104,3 +108,33 @@ async def new_browser(site: RunningRelay) -> AsyncIterator[Callable[[], Browser]
     yield new
     for b in opened:
         await b.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def proc(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[RelayProcess]:
+    """The relay as a process, on each journal: the SQLite file, or a fresh PostgreSQL schema."""
+    write_short_lexicon(tmp_path / "short.txt")
+    db = str(tmp_path / "lexio.sqlite3") if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    p = RelayProcess(
+        [
+            "--db",
+            db,
+            "--lexicon",
+            str(tmp_path / "short.txt"),
+            "--static",
+            str(tmp_path / "nostatic"),
+            "--test-seed",
+            "3",
+            "--tick-seconds",
+            "0.05",
+            "--log-json",
+        ],
+        log=tmp_path / "relay.log",
+        env={**os.environ, "PYTHONPATH": str(REPO), "LEXIO_ALLOW_TEST_SEED": "1"},
+        cwd=tmp_path,
+        start_timeout=10,
+    )
+    try:
+        yield p
+    finally:
+        p.stop()

@@ -5,13 +5,15 @@ is replayed (the history's fill-in after a crash included)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 import pytest
 from accountkit import Browser
-from relaykit import Player, RunningRelay, create_table, play_to_end, wait_until
+from harness.process import RelayProcess
+from relaykit import Player, RunningRelay, create_table, pass_to_end, play_to_end, wait_until
 
 from relay.app import _journal_reader
 from relay.http.keys import ACCOUNTS_KEY
@@ -201,3 +203,45 @@ async def test_a_profile_shows_each_class_rating_and_its_history_for_the_chart(
     assert point["speed"] == "rapide" and point["rating"] == rating["rating"] and point["provisional"] is True
     for p in players:
         await p.close()
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05])
+async def test_a_kill_9_right_after_a_rated_games_end_rates_it_exactly_once(
+    proc: RelayProcess, delay: float
+) -> None:
+    """Whichever side of the history's commit the kill lands, the restarted relay ends with one update."""
+    await proc.astart()
+    zoe, max_ = Browser.at(proc.url), Browser.at(proc.url)
+    try:
+        await zoe.signup("Zoe")
+        await max_.signup("Max")
+        table_id = await create_table(zoe.session, proc, turn_seconds=60, rated=True)
+        players = []
+        for b, name in ((zoe, "Zoe"), (max_, "Max")):
+            players.append(await Player.connect(b.session, proc, table_id))
+            await players[-1].join(name)
+        assert (await players[0].send({"type": "start"}))["type"] == "ack"
+        for p in players:
+            await p.wait_seq(players[0].seq)
+        await pass_to_end(players)  # few frames: the process keeps its per-socket frame budget
+        await asyncio.sleep(delay)
+        proc.kill9()
+    finally:
+        await zoe.close()
+        await max_.close()
+    await proc.astart()
+
+    async def games() -> int:
+        async with aiohttp.ClientSession() as s, s.get(proc.url + "/api/users/zoe") as resp:
+            data = await resp.json()
+        return int(data["ratings"].get("rapide", {}).get("games", 0))
+
+    for _ in range(100):  # the fill-in runs once the relay is up
+        if await games() == 1:
+            break
+        await asyncio.sleep(0.05)
+    assert await games() == 1
+    proc.kill9()
+    await proc.astart()  # a second start finds the game recorded: nothing more
+    await asyncio.sleep(0.3)
+    assert await games() == 1

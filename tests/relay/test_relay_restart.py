@@ -10,46 +10,15 @@ import random
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 from harness.process import RelayProcess
-from relaykit import Player, create_table, seated_game, write_short_lexicon
+from relaykit import Player, create_table, seated_game
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def proc(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[RelayProcess]:
-    """The relay as a process, on each journal: the SQLite file, or a fresh PostgreSQL schema."""
-    write_short_lexicon(tmp_path / "short.txt")
-    db = str(tmp_path / "lexio.sqlite3") if request.param == "sqlite" else request.getfixturevalue("pg_url")
-    p = RelayProcess(
-        [
-            "--db",
-            db,
-            "--lexicon",
-            str(tmp_path / "short.txt"),
-            "--static",
-            str(tmp_path / "nostatic"),
-            "--test-seed",
-            "3",
-            "--tick-seconds",
-            "0.05",
-            "--log-json",
-        ],
-        log=tmp_path / "relay.log",
-        env={**os.environ, "PYTHONPATH": str(REPO), "LEXIO_ALLOW_TEST_SEED": "1"},
-        cwd=tmp_path,
-        start_timeout=10,
-    )
-    try:
-        yield p
-    finally:
-        p.stop()
 
 
 async def test_kill_9_at_any_instant_loses_no_acknowledged_action(proc: RelayProcess) -> None:
