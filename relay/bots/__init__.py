@@ -10,6 +10,7 @@
 - :mod:`relay.bots.analysis`: the post-game analysis of a seat's moves;
 - :mod:`relay.bots.player`: the level policies and :class:`MoveGenDriver`;
 - :mod:`relay.bots.pool`: the same driver in worker processes (the relay's default);
+- :mod:`relay.bots.strength`: each level's rating, measured offline (``bench/bot_ratings.py``);
 - :mod:`harness.botclient`: a scripted WebSocket player for benches and soak tests (imports aiohttp lazily).
 
 The relay loads :func:`driver` lazily (see :mod:`relay.botdriver`). Everything here runs inside the relay: the

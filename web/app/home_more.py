@@ -12,6 +12,7 @@ from html import escape
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from app.i18n import Translator
+from app.level_ratings import LEVEL_RATINGS
 from app.state import LEVELS, UiState
 
 if TYPE_CHECKING:
@@ -39,12 +40,20 @@ def pitch(tr: Translator) -> str:
     return f'<p class="pitch" data-testid="pitch">{_e(tr.t("pitch"))}</p>'
 
 
+def level_label(tr: Translator, level: str) -> str:
+    """A computer level's name with its rating (app.level_ratings, made by bench/bot_ratings.py):
+    ``"moyen (≈ 1500)"``; the name alone for a level without a figure."""
+    rating = LEVEL_RATINGS.get(level)
+    name = tr.t("level_" + level)
+    return name if rating is None else f"{name} (≈ {rating})"
+
+
 def computer_card(state: UiState, tr: Translator) -> str:
     """The computer's level and one button: the table is created, the computer seated and the game started
     (app.quickplay), with the name and turn time of the cards beside it."""
     options = "".join(
         f'<option value="{lv}"{" selected" if lv == state.bot_level else ""}>'
-        f"{_e(tr.t('level_' + lv))}</option>"
+        f"{_e(level_label(tr, lv))}</option>"
         for lv in LEVELS
     )
     return (
