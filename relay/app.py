@@ -44,6 +44,7 @@ from relay.http.limits import AccountLimits, Limits
 from relay.http.middlewares import headers_middleware
 from relay.http.moderation import add_routes as add_moderation_routes
 from relay.http.profiles import add_routes as add_profile_routes
+from relay.http.seek import add_routes as add_seek_routes
 from relay.http.session import GameSession
 from relay.http.static import StaticSite
 from relay.http.upgrade import (
@@ -209,6 +210,7 @@ def create_app(
     add_leaderboard_routes(app)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics)
+    add_seek_routes(app)  # /ws/seek: before /ws/{table_id}
     app.router.add_get("/ws/{table_id}", websocket)
     app.router.add_route("*", "/{path:.*}", app[STATIC_KEY].handle)
     return app

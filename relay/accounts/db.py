@@ -189,22 +189,32 @@ SCHEMA: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE game_players ADD COLUMN provisional INTEGER",
     ),
     # Version 6: "play now" (relay/ratings/queue.py): one seek per account, the offers the pairing made and
-    # who confirmed them; in the database so that a seek is paired once across a cluster.
+    # who confirmed them; in the database so that a seek is paired once across a cluster. A seek belongs to
+    # one socket (``socket``) of one relay (``node``), which refreshes ``seen_ms`` while the socket lives;
+    # ``rating`` is the number it is paired on, ``label`` the one shown. An offer keeps its seats' names and
+    # shown ratings, counts its confirmations (``confirmed`` of ``seats``: the last one creates the table),
+    # and stays once its table exists: only its accounts may sit there (relay/accounts/ratings.py).
     (
         """CREATE TABLE seeks (
             account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+            socket TEXT NOT NULL UNIQUE,
+            node TEXT NOT NULL,
             speed TEXT NOT NULL,
             size TEXT NOT NULL,
             rating INTEGER NOT NULL,
-            node TEXT NOT NULL,
+            label TEXT NOT NULL,
             enqueued_ms BIGINT NOT NULL,
             seen_ms BIGINT NOT NULL,
             offer_id TEXT
         )""",
         "CREATE INDEX seeks_speed ON seeks(speed, enqueued_ms)",
+        "CREATE INDEX seeks_node ON seeks(node)",
+        "CREATE INDEX seeks_offer ON seeks(offer_id)",
         """CREATE TABLE offers (
             id TEXT PRIMARY KEY,
             speed TEXT NOT NULL,
+            seats INTEGER NOT NULL,
+            confirmed INTEGER NOT NULL,
             created_ms BIGINT NOT NULL,
             deadline_ms BIGINT NOT NULL,
             table_id TEXT
@@ -212,6 +222,9 @@ SCHEMA: tuple[tuple[str, ...], ...] = (
         """CREATE TABLE offer_seats (
             offer_id TEXT NOT NULL REFERENCES offers(id) ON DELETE CASCADE,
             account_id TEXT NOT NULL,
+            seat INTEGER NOT NULL,
+            nickname TEXT NOT NULL,
+            label TEXT NOT NULL,
             confirmed_ms BIGINT,
             PRIMARY KEY (offer_id, account_id)
         )""",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from app import sheet as sheet_mod
 from app.i18n import Translator
 from app.members import seat_name_html
+from app.ratings_view import TableRatings, at_seat, change_html, rating_html
 from engine.variants import get_variant
 
 if TYPE_CHECKING:
@@ -87,15 +88,20 @@ def _row_cells(row: sheet_mod.Row, tr: Translator) -> tuple[str, str, str]:
     return "—", tr.t(key, tiles=row.tiles), f"{row.score:+d}"
 
 
-def score_sheet(view: View | None, tr: Translator, you: int | None) -> str:
-    """The journal as a score sheet: a captioned table in a keyboard-scrollable region (newest in view)."""
+def score_sheet(
+    view: View | None, tr: Translator, you: int | None, ratings: TableRatings | None = None
+) -> str:
+    """The journal as a score sheet: a captioned table in a keyboard-scrollable region (newest in view); a
+    registered player's column header carries their rating."""
     view = view or {}
+    rated = ratings.seats if ratings is not None else {}
     names = _names(view)
     sh = sheet_mod.build(view, you)
     seats = sorted(names)
     heads = "".join(
         f'<th scope="col" class="num" data-testid="sheet-total" data-seat="{s}">'
-        f"{_e(tr.t('sheet_total_of', name=names[s], total=sh.totals[s] if s < len(sh.totals) else 0))}</th>"
+        f"{_e(tr.t('sheet_total_of', name=names[s], total=sh.totals[s] if s < len(sh.totals) else 0))}"
+        f"{rating_html(tr, rated.get(s))}</th>"
         for s in seats
     )
     body = []
@@ -167,8 +173,14 @@ def winners_text(view: View, tr: Translator) -> str:
     return tr.t("winner", names=won[0])
 
 
-def final_rows(view: View, tr: Translator, tile_html: Callable[[str, int, bool], str]) -> str:
-    """One row per seat: score before the end, the adjustment and why, the final score, the rack face up."""
+def final_rows(
+    view: View,
+    tr: Translator,
+    tile_html: Callable[[str, int, bool], str],
+    ratings: TableRatings | None = None,
+) -> str:
+    """One row per seat: score before the end, the adjustment and why, the final score, the rack face up;
+    a registered player's rating after the game, and a rated game's change of it."""
     result = view.get("result") or {}
     winners = {int(s) for s in result.get("winners") or ()}
     variant = get_variant(str(view.get("variant", "lexio")))
@@ -182,9 +194,11 @@ def final_rows(view: View, tr: Translator, tile_html: Callable[[str, int, bool],
         rack = _per_seat(result.get("racks"), seat) or s.get("rack") or ""
         tiles = "".join(tile_html(c, variant.values.get(c, 0), c == "?") for c in str(rack))
         win = seat in winners
+        rating = at_seat(ratings, s)
         rows.append(
             f'<tr data-testid="final-row"{WIN if win else ""}>'
-            f'<th scope="row">{"★ " if win else ""}{seat_name_html(tr, s)}</th>'
+            f'<th scope="row">{"★ " if win else ""}{seat_name_html(tr, s, rating=rating)}'
+            f"{change_html(tr, rating)}</th>"
             f'<td class="num" data-testid="before-end">{before}</td>'
             f'<td data-testid="adjustment">{_e(adjustment_text(result, seat, tr))}</td>'
             f'<td class="num" data-testid="final-score">{final}</td>'

@@ -14,8 +14,10 @@ from app.i18n_account import STRINGS as _ACCOUNT
 from app.i18n_analysis import STRINGS as _ANALYSIS
 from app.i18n_follow import STRINGS as _FOLLOW
 from app.i18n_moderation import STRINGS as _MODERATION
+from app.i18n_playnow import STRINGS as _PLAYNOW
 from app.i18n_profile import MONTHS
 from app.i18n_profile import STRINGS as _PROFILE
+from app.i18n_ratings import STRINGS as _RATINGS
 from app.plural import resolve
 from app.strings_newcomer import STRINGS_NEWCOMER
 from app.strings_ux import STRINGS_UX
@@ -329,6 +331,8 @@ STRINGS.update(STRINGS_NEWCOMER)  # issue 27: home, invitation, live games, endi
 STRINGS.update(_ACCOUNT)  # issue 29: accounts
 STRINGS.update(_PROFILE)  # issue 29: profiles, my games
 STRINGS.update(_MODERATION)  # issue 29: block, report, bans
+STRINGS.update(_RATINGS)  # issue 30: ratings, leaderboards
+STRINGS.update(_PLAYNOW)  # issue 30: play now
 
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}

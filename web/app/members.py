@@ -4,11 +4,13 @@ control ("Sign in", or the nickname with its menu). Pure HTML, like :mod:`app.re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 from urllib.parse import quote
 
 from app.i18n import Translator
+from app.ratings_view import SeatRating, of_seat, rating_html
 
 if TYPE_CHECKING:
     from app.payloads import SeatView
@@ -23,10 +25,13 @@ def profile_href(nickname: str) -> str:
     return "u/" + quote(nickname, safe="")
 
 
-def seat_name_html(tr: Translator, seat: SeatView, *, bot_marker: bool = True) -> str:
+def seat_name_html(
+    tr: Translator, seat: SeatView, *, bot_marker: bool = True, rating: SeatRating | None = None
+) -> str:
     """A seat's name as HTML: a registered player's is a link to their profile followed by a mark that says
-    so in words (a check mark in sight, "registered player" for screen readers: never colour alone); a
-    computer player carries "(computer)"; a guest's name is plain text."""
+    so in words (a check mark in sight, "registered player" for screen readers: never colour alone) and
+    their rating (``rating``, else the one the lobby's JSON carries); a computer player carries
+    "(computer)"; a guest's name is plain text."""
     name = str(seat.get("name", "?"))
     if seat.get("bot"):
         return _e(f"{name} ({tr.t('bot_marker')})" if bot_marker else name)
@@ -38,6 +43,7 @@ def seat_name_html(tr: Translator, seat: SeatView, *, bot_marker: bool = True) -
         f'data-testid="member-link">{_e(name)}</a>'
         f'<span class="member-mark" title="{_e(tr.t("member_marker"))}"> <span aria-hidden="true">✓</span>'
         f'<span class="sr"> ({_e(tr.t("member_marker"))})</span></span>'
+        + rating_html(tr, rating or of_seat(cast("Mapping[str, object]", seat)))
     )
 
 

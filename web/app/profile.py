@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, unquote
 
 from app.members import profile_href
+from app.rating_chart import ClassRating, Point
+from app.rating_chart import read as read_ratings
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,9 @@ class ProfileState:
     record: tuple[int, int, int] = (0, 0, 0)  # wins, draws, losses of ``nickname`` against ``other``
     versus_games: list[FinishedGame] = field(default_factory=list)
     compare: str = ""  # the head-to-head field's text
+    # issue 30: the number in each class played, and after each rated game (app.rating_chart)
+    ratings: dict[str, ClassRating] = field(default_factory=dict)
+    rating_history: dict[str, list[Point]] = field(default_factory=dict)
 
 
 @dataclass
@@ -169,6 +174,7 @@ def read_profile(ps: ProfileState, data: Mapping[str, object]) -> None:
     if page == 0:
         ps.games = games
         ps.shown_name = _str(data.get("nickname")) or ps.nickname
+        ps.ratings, ps.rating_history = read_ratings(data)
         created = data.get("created_ms")
         ps.created_ms = created if isinstance(created, int) else None
         raw = data.get("stats")

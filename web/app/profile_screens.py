@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from html import escape
 
+from app import rating_chart
 from app.i18n import Translator
 from app.i18n_profile import MONTHS
 from app.profile import FinishedGame, GamePlayer, LiveGame, MyGames, ProfileState, address
@@ -303,7 +304,11 @@ def screen(ps: ProfileState, tr: Translator, me: str | None, block: str = "") ->
     rest = _versus_section(ps, tr) if ps.vs else _compare(ps, tr, me) + _games_section(ps, tr)
     return (
         '<section class="profile" aria-labelledby="prof-title" data-testid="profile" data-status="ok">'
-        f'<div class="prof-head">{_head(ps, tr, me)}{block}</div>' + stats_html(ps, tr) + rest + "</section>"
+        f'<div class="prof-head">{_head(ps, tr, me)}{block}</div>'
+        + stats_html(ps, tr)
+        + (rating_chart.section(ps.ratings, ps.rating_history, tr) if not ps.vs else "")
+        + rest
+        + "</section>"
     )
 
 

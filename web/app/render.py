@@ -15,10 +15,10 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from app import chat, ending, follow
-from app.analysis import analysis_panel
-from app.home_more import opening_table
+from app.home_more import level_label, opening_table
 from app.i18n import Translator
 from app.members import header_control, seat_name_html
+from app.ratings_view import at_seat, chance_text, table_kind
 from app.screens import duration as _duration  # noqa: F401  (re-exported: tests, older callers)
 from app.screens import (  # noqa: F401  (home, invite, name_error, table_list: re-exported for the glue)
     h1,
@@ -127,6 +127,9 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
             marks.append(tr.t("you_marker"))
         if s.get("bot"):
             marks.append(f"{tr.t('bot_marker')} ({tr.t('level_' + str(s['bot']))})")
+        rating = at_seat(state.ratings, s)
+        if chance_text(tr, rating):
+            marks.append(chance_text(tr, rating))
         cls, conn = _presence(state, tr, s)
         remove = ""
         if s.get("bot") and state.seat == 0:
@@ -139,7 +142,7 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
         items.append(
             f'<li data-testid="seat"{" data-bot" if s.get("bot") else ""}>'
             f'<span class="seatno">{int(s.get("seat", 0)) + 1}.</span> '
-            f"<b>{seat_name_html(tr, s, bot_marker=False)}</b> {_e(' '.join(marks))} "
+            f"<b>{seat_name_html(tr, s, bot_marker=False, rating=rating)}</b> {_e(' · '.join(marks))} "
             f'<span class="conn {cls}">{_e(conn)}</span>{remove}</li>'
         )
     host = state.seat == 0
@@ -152,10 +155,10 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
         )
         if not enough:
             controls.append(f'<p class="muted">{_e(tr.t("need_players"))}</p>')
-        if len(seats) < 4:
+        if len(seats) < 4 and not v.get("rated"):  # a rated table seats no computer player
             opts = "".join(
                 f'<option value="{lv}"{" selected" if lv == state.bot_level else ""}>'
-                f"{_e(tr.t('level_' + lv))}</option>"
+                f"{_e(level_label(tr, lv))}</option>"
                 for lv in LEVELS
             )
             controls.append(
@@ -173,6 +176,7 @@ def waiting(state: UiState, tr: Translator, link: str) -> str:
     return (
         '<section class="waiting card" aria-labelledby="wait-title">'
         + h1("wait-title", tr.t("waiting_room"))
+        + (f'<p class="rated-kind">{_e(table_kind(tr, state.ratings))}</p>' if v.get("rated") else "")
         + f'<div class="row"><input id="share-link" readonly value="{_e(link)}" '
         f'aria-label="{_attr_t(tr, "copy_link")}">'
         f'<button type="button" id="copy-link" data-act="copy-link">{_e(tr.t("copy_link"))}</button></div>'
@@ -574,13 +578,15 @@ def players(state: UiState, tr: Translator) -> str:
             f'<tr data-testid="player" data-seat="{seat}"{ON_TURN if on_turn else ""}>'
             f'<td>{"▶" if on_turn else ""}<span class="sr">'
             f"{_e(tr.t('on_turn')) if on_turn else ''}</span></td>"
-            f'<th scope="row">{seat_name_html(tr, s)}{you}</th>'
+            f'<th scope="row">{seat_name_html(tr, s, rating=at_seat(state.ratings, s))}{you}</th>'
             f'<td class="num" data-testid="player-score">{int(s.get("score", 0))}</td>'
             f'<td class="tiles">{_e(tr.t("tiles_n", n=s.get("rack_size", 0)))}</td>'
             f'<td class="conn {cls}">{_e(conn)}</td></tr>'
         )
+    kind = table_kind(tr, state.ratings)
+    rated = f'<p class="rated-kind" data-testid="rated-kind">{_e(kind)}</p>' if kind else ""
     return (
-        f'<h2>{_e(tr.t("players"))}</h2><table class="players" data-testid="players">'
+        f'<h2>{_e(tr.t("players"))}</h2>{rated}<table class="players" data-testid="players">'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -625,7 +631,7 @@ def journal_line(ev: GameEvent, names: Mapping[int, str], tr: Translator, you: i
 
 def journal(state: UiState, tr: Translator) -> str:
     """The journal, as a score sheet (app.follow): one row per turn, the seat's own refused tries apart."""
-    return follow.score_sheet(state.view, tr, state.seat)
+    return follow.score_sheet(state.view, tr, state.seat, state.ratings)
 
 
 def unseen(state: UiState, tr: Translator) -> str:
@@ -710,6 +716,8 @@ def _modal(
 
 # -- end --------------------------------------------------------------------------------------------------
 def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> str:
+    from app.analysis import analysis_panel  # the end screen only: off the first path (app.loader)
+
     v = state.view or {}
     reason_txt = ending.end_reason(v, tr)  # why it ended, in plain words (issue 27)
     replay = (
@@ -726,7 +734,7 @@ def end(state: UiState, tr: Translator, gcg_url: str, replay_url: str = "") -> s
         # Scrolled sideways on a phone (the racks): a region the keyboard can reach and scroll.
         f'<div class="final-scroll" tabindex="0" role="region" aria-label="{_attr_t(tr, "final_scores")}">'
         f'<table class="final" data-testid="final-scores"><caption>{_e(tr.t("final_scores"))}</caption>'
-        f"{follow.final_rows(v, tr, _tile_html)}</table></div>"
+        f"{follow.final_rows(v, tr, _tile_html, state.ratings)}</table></div>"
         '<div class="actions">'
         f'<a class="button" id="download-gcg" href="{_e(gcg_url)}" download="lexio.gcg">'
         f"{_e(tr.t('download_gcg'))}</a>{replay}"

@@ -116,6 +116,18 @@ def _name_field(state: UiState, tr: Translator, enter: str) -> str:
 
 
 # -- home -------------------------------------------------------------------------------------------------
+def _rated_field(state: UiState, tr: Translator) -> str:
+    """A signed-in player may make the table rated (issue 30): only registered players will sit."""
+    if state.member is None:
+        return ""
+    return (
+        '<label class="check"><input type="checkbox" id="rated-check" data-bind="rated" '
+        f'aria-describedby="rated-hint"{" checked" if state.rated else ""}> '
+        f"{_e(tr.t('rated_checkbox'))}</label>"
+        f'<p class="hint muted" id="rated-hint">{_e(tr.t("rated_hint"))}</p>'
+    )
+
+
 def home(state: UiState, tr: Translator, my_games: str = "", listed: Set[str] = frozenset()) -> str:
     """``my_games``: a signed-in player's games (app.profile_screens.my_games), first; ``listed``: the tables
     it lists, left out of this browser's own tables below it (never twice)."""
@@ -140,7 +152,8 @@ def home(state: UiState, tr: Translator, my_games: str = "", listed: Set[str] = 
         f'<select id="turn-select" data-bind="turn_seconds">{options}</select>'
         f'<label class="check"><input type="checkbox" id="public-check" data-bind="public"'
         f"{' checked' if state.public else ''}> {_e(tr.t('public_table'))}</label>"
-        '<button type="button" id="create-table" class="primary" data-act="create">'
+        + _rated_field(state, tr)
+        + '<button type="button" id="create-table" class="primary" data-act="create">'
         f"{_e(tr.t('create_table'))}</button>"
         "</form>"
         + computer_card(state, tr)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 import wire
+from app.ratings_view import TableRatings
 from engine.fold import fold_view
 
 if TYPE_CHECKING:
@@ -79,6 +80,8 @@ class ServerFrames:
             if isinstance(clock, dict):
                 s.clock = clock
             self._fold_event(frame.get("event") or {})
+        elif kind == "ratings":
+            s.ratings = TableRatings.from_frame(frame)
         elif kind == "clock":
             s.clock = frame.get("clock") or {}
         elif kind == "watchers":

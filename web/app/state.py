@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         Tile,
         View,
     )
+    from app.ratings_view import TableRatings
 
 PreviewFn = Callable[["View", "list[Tile]"], "Preview"]
 LEVELS = ("beginner", "easy", "medium", "strong", "expert")
@@ -76,6 +77,7 @@ class UiState:
         self.tables: list[TableSummary] = []
         self.turn_seconds = 120
         self.public = True
+        self.rated = False  # the next table is rated (a signed-in player's choice, issue 30)
         self.bot_level = "medium"
         self.notice: Notice | None = None  # (code, params) shown once
         self.lobby = Lobby()  # own tables, the invitation a link opened (app.lobby)
@@ -117,6 +119,8 @@ class UiState:
         self.rematch_error: Notice | None = None  # the refusal of our request
         # after the end: this seat's analysis (app.analysis), asked once
         self.analysis: list[AnalysisMove] | None = None
+        # the registered players' ratings at this table (its ``ratings`` frame: app.ratings_view)
+        self.ratings: TableRatings | None = None
         self.analysis_pending = False
         self.analysis_error: Notice | None = None
         # the rules, each on these fields
@@ -280,6 +284,7 @@ class UiState:
         self.rematch, self.goto, self.rematch_asked = None, None, False
         self.rematch_error = None
         self.analysis, self.analysis_pending, self.analysis_error = None, False, None  # per table too
+        self.ratings = None
 
     def join_frame(self) -> ClientFrame:
         frame: wire.Join | wire.Watch

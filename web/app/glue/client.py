@@ -14,8 +14,10 @@ from app import analysis_store, chat, played, render
 from app.glue.accounts import Accounts
 from app.glue.connection import Connection, RelayApi
 from app.glue.events import UiEvents
+from app.glue.leaderboards import Leaderboards
 from app.glue.moderation import Moderation
 from app.glue.navigation import Navigation
+from app.glue.playnow import PlayNow, write_live
 from app.glue.profiles import Profiles
 from app.glue.rendering import Renderer
 from app.glue.replay_viewer import ReplayViewer
@@ -73,10 +75,12 @@ class Client:
         nav.account_page = accounts.show
         self.profiles = profiles = Profiles(ses, page, api, browser, renderer)
         nav.profile_page = profiles.show
+        nav.board_page = Leaderboards(ses, api, browser, renderer).show
         nav.refresh_games = accounts.on_member = profiles.refresh_home
         self.moderation = moderation = Moderation(ses, page, api, conn, browser, renderer, accounts)
+        self.playnow = playnow = PlayNow(ses, page, browser, renderer, nav)  # play now's seek socket
         self.events = UiEvents(
-            ses, page, conn, browser, renderer, nav, viewer, accounts, profiles, moderation
+            ses, page, conn, browser, renderer, nav, viewer, accounts, profiles, moderation, playnow
         )
         self.invite_polled = time.monotonic()
 
@@ -156,6 +160,7 @@ class Client:
         if s.notice and ses.notice_at and time.monotonic() - ses.notice_at > NOTICE_S:
             s.notice, ses.notice_at = None, 0.0  # a transient message leaves by itself
             page.write("banner", render.banner(s, tr, now))
+        write_live(page, ses.playnow, tr, now)  # play now's wait and seconds left
         page.send()
 
     def begin(self, demo: str | None = None) -> None:

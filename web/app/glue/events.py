@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 import wire
 from app import chat, replay, replay_analysis, screens
-from app.analysis import request_analysis
 from app.i18n import Translator
 from app.signals import SOUND_KEY
 
@@ -16,6 +15,7 @@ if TYPE_CHECKING:
     from app.glue.doors import Tasks
     from app.glue.moderation import Moderation
     from app.glue.navigation import Navigation
+    from app.glue.playnow import PlayNow
     from app.glue.profiles import Profiles
     from app.glue.rendering import Renderer
     from app.glue.replay_viewer import ReplayViewer
@@ -38,6 +38,7 @@ class UiEvents:
         accounts: Accounts,
         profiles: Profiles,
         moderation: Moderation,
+        playnow: PlayNow,
     ) -> None:
         self.session = session
         self.page = page
@@ -49,6 +50,7 @@ class UiEvents:
         self.accounts = accounts
         self.profiles = profiles
         self.moderation = moderation
+        self.playnow = playnow
         self.dialog_opener: str | None = None  # the control that opened the dialog (focus returns to it)
 
     def on_event(self, d: UiEvent) -> None:
@@ -96,6 +98,8 @@ class UiEvents:
             return  # the account's screens and menu (app.glue.accounts)
         if self.moderation.on_click(act, arg):
             return  # block, unblock, the report dialog (app.glue.moderation)
+        if self.playnow.on_click(act, arg):
+            return  # seek, cancel, confirm, decline (app.glue.playnow)
         if self._act_away(act, arg, d):
             return  # rendered where it went (or by its own timed render)
         self._act_here(act, arg)
@@ -200,6 +204,8 @@ class UiEvents:
             page.store("lexio:name", s.name)
             self.tasks.spawn(self.nav.create_table(bot=s.bot_level))
         elif act == "analyse":
+            from app.analysis import request_analysis  # the end screen only: off the first path (app.loader)
+
             request_analysis(s)
             self.conn.flush()
         elif act == "invite-join":
@@ -252,6 +258,8 @@ class UiEvents:
             return
         if self.moderation.on_bind(bind, value, bool(d.get("checked"))):
             return
+        if self.playnow.on_bind(bind, value):
+            return  # play now's class and table size
         if bind == "name":
             s.name = value
             # Said while typing, next to the field (a region apart from it, so the caret stays put).
@@ -285,6 +293,8 @@ class UiEvents:
             s.turn_seconds = int(value)
         elif bind == "public":
             s.public = bool(d.get("checked"))
+        elif bind == "rated":
+            s.rated = bool(d.get("checked"))
         elif bind == "bot_level":
             s.bot_level = value
 
@@ -295,6 +305,8 @@ class UiEvents:
             return  # the recovery codes' dialog closes only by "I saved them" (never by Escape)
         if self.moderation.on_key(key):
             return  # the report dialog's keys (Escape closes it)
+        if self.playnow.on_key(key):
+            return  # the offer's dialog (Escape declines)
         if self.session.account.deleting:
             if key == "Escape":  # the deletion's dialog: Escape cancels it
                 self.accounts.close_delete()

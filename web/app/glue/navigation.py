@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from app.account import PAGES
+from app.leaderboard_screen import parse as parse_board
 from app.lobby import own_table_ids
 from app.profile import parse_address
 from app.quickplay import QuickGame
@@ -45,6 +46,7 @@ class Navigation:
         self.account_page: Callable[[str], None] = lambda page: None
         # Shows a player's profile (/u/NICK, ?vs=OTHER), and asks for home's "my games": set by the client
         self.profile_page: Callable[[str, str | None], None] = lambda nick, vs: None
+        self.board_page: Callable[[str, int], None] = lambda speed, page: None  # app.glue.leaderboards
         self.refresh_games: Callable[[], None] = lambda: None
 
     # -- the lobby's HTTP --------------------------------------------------------------------------------
@@ -65,7 +67,9 @@ class Navigation:
             self.page.patch["focus"] = "name-input"
             self.renderer.render()
             return
-        body = {"turn_seconds": s.turn_seconds, "public": s.public and bot is None}
+        body: dict[str, object] = {"turn_seconds": s.turn_seconds, "public": s.public and bot is None}
+        if s.rated and bot is None and s.member is not None:
+            body["rated"] = True
         status, data = await self.api.call("POST", "/api/tables", body)
         if status != 201 or not isinstance(data, dict) or "id" not in data:
             code = str(data.get("code", "network_error")) if isinstance(data, dict) else "network_error"
@@ -169,6 +173,7 @@ class Navigation:
         ses.replay = None
         ses.account.page = None
         ses.profile = None
+        ses.board = None
         s.notice = None
         s.lobby.forget()
         s.enter_table(table, self.page.storage.get("lexio:" + table))
@@ -188,6 +193,7 @@ class Navigation:
         self.session.replay = None
         self.session.account.page = None
         self.session.profile = None
+        self.session.board = None
         self.session.state.leave_table()
         self.page.patch["push"] = self.session.addr.go("")
         self.renderer.render()
@@ -207,6 +213,15 @@ class Navigation:
         parts = path.strip("/").split("/")
         self.session.account.page = None
         self.session.profile = None
+        self.session.board = None
+        board = parse_board(path, self.session.addr.search)
+        if board is not None:
+            self.conn.close()
+            self.session.replay = None
+            self.session.state.leave_table()
+            self.board_page(*board)
+            self.renderer.render()
+            return
         profile = parse_address(path, self.session.addr.search)
         if profile is not None:
             self.conn.close()

@@ -6,8 +6,19 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app import account_screens, chat, moderation, profile_screens, render, replay, screens
+from app import (
+    account_screens,
+    chat,
+    leaderboard_screen,
+    moderation,
+    playnow,
+    profile_screens,
+    render,
+    replay,
+    screens,
+)
 from app.account import same_nickname, seat_tokens
+from app.glue.playnow import write_live
 from app.profile_screens import long_date
 from app.signals import last_seconds_text, notify_button, sound_button
 from app.state import UiState
@@ -38,7 +49,7 @@ class Renderer:
         # the view, language and presence the side panels were drawn for
         self.side_for: View | None = None
         self.side_tr: Translator | None = None
-        self.side_presence: tuple[str, dict[int, bool], str | None] = ("", {}, None)
+        self.side_presence: tuple[object, ...] = ()
         self.chat_key: tuple[object, ...] = ()
         self.preview_ms: list[float] = []  # action → patch handed to the page, per timed action
         self.codes_shown = False  # the recovery codes' dialog is on the page (its focus was given once)
@@ -52,6 +63,8 @@ class Renderer:
         # its invitation, where nobody's turn concerns the visitor yet.
         at_table = s.table_id is not None and s.view is not None and ses.replay is None and not s.demo
         extra = sound_button(ses.signals, tr) + notify_button(ses.notify_perm, tr) if at_table else ""
+        home = s.screen == "home" and ses.replay is None and ses.account.page is None and ses.profile is None
+        extra = playnow.chip(ses.playnow, tr, on_home=home) + extra  # a seek goes on: said off home
         page.write("hdr", render.shell_header(s, tr, extra, menu_open=ses.account.menu_open))
         page.write("banner", render.banner(s, tr, now))
         screen = "replay" if ses.replay is not None else s.screen
@@ -59,6 +72,8 @@ class Renderer:
             screen = "account"
         elif ses.profile is not None:
             screen = "profile"
+        elif ses.board is not None:
+            screen = "leaderboard"
         # The table's skeleton is sized for its board (13 columns, or 15 for classic).
         # A spectator's table has no reserve of refusals to explain (render.help_text).
         key = f"{screen}:{tr.lang}" + (f":{s.variant.width}:{s.seat is None}" if screen == "table" else "")
@@ -68,6 +83,8 @@ class Renderer:
             key += f":{ses.account.page}:{ses.account.nickname is None}"
         if ses.profile is not None and screen == "profile":  # each profile, each head-to-head: a new screen
             key += f":{ses.profile.nickname}:{ses.profile.vs}"
+        if ses.board is not None and screen == "leaderboard":  # each class and page: a new screen
+            key += f":{ses.board.speed}:{ses.board.page}"
         if key != self.screen_key:
             page.cache = {k: v for k, v in page.cache.items() if k in CHROME}
             self.cells = {}
@@ -86,11 +103,13 @@ class Renderer:
             own = me is not None and same_nickname(shown, me)
             block = moderation.block_button(shown, ses.account, tr) if ps.status == "ok" and not own else ""
             page.write("main", profile_screens.screen(ses.profile, tr, ses.account.nickname, block))
+        elif screen == "leaderboard" and ses.board is not None:
+            page.write("main", leaderboard_screen.screen(ses.board, tr, ses.account.nickname is not None))
         elif screen == "home":
             mine = profile_screens.my_games(ses.my_games, tr, s.member)
-            mine = moderation.ban_notice(ses.account, tr) + mine
+            mine = moderation.ban_notice(ses.account, tr) + mine + leaderboard_screen.link(tr)
             listed = {g.table for g in ses.my_games.live} if mine else set()
-            page.write("main", screens.home(s, tr, mine, listed))
+            page.write("main", screens.home(s, tr, playnow.card(ses.playnow, tr, s.member) + mine, listed))
         elif screen == "invite":
             page.write("main", screens.invite(s, tr))
         elif screen == "waiting":
@@ -109,7 +128,7 @@ class Renderer:
             page.write("name-error", screens.name_error(s, tr))
         # A new screen (not the same one in another language): the focus goes to its h1 (exactly one).
         title_key = screen + (f":{s.lobby.invite_status}" if screen == "invite" else "")
-        if screen in ("account", "profile"):
+        if screen in ("account", "profile", "leaderboard"):
             title_key = key
         if title_key != self.screen_sub and "focus" not in page.patch:
             page.patch["focus"] = "title"
@@ -117,7 +136,8 @@ class Renderer:
         codes = account_screens.codes_dialog(ses.account, tr)  # the recovery codes, shown once
         deleting = account_screens.delete_dialog(ses.account, tr)  # its focus is set where it opens
         report = moderation.report_dialog(ses.report, s.view, s.seat, tr) if screen != "account" else ""
-        page.write("dialog-root", codes or deleting or report or render.dialog(s, tr))
+        offer = playnow.offer_dialog(ses.playnow, tr)  # a table found by play now, on any screen
+        page.write("dialog-root", codes or deleting or report or offer or render.dialog(s, tr))
         if s.dialog or (codes and "dialog-root" in page.patch.get("r", {}) and not self.codes_shown):
             page.patch["focus"] = "modal"
         self.codes_shown = bool(codes)
@@ -126,6 +146,7 @@ class Renderer:
         if page.cache.get("main[data-cut-off]") != cut_off:
             page.cache["main[data-cut-off]"] = cut_off
             page.attr("main", "data-cut-off", cut_off)
+        write_live(page, ses.playnow, tr, now)  # play now's wait and seconds left, in their own regions
         page.send()
 
     def render_account(self) -> None:
@@ -170,7 +191,7 @@ class Renderer:
         page.write("t-preview", render.preview(s, tr))
         page.write("t-announce", self.announce_html())
         page.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
-        side_key = (s.conn, dict(s.presence), s.member)
+        side_key = (s.conn, dict(s.presence), s.member, s.ratings)
         if s.view is not self.side_for or tr is not self.side_tr or side_key != self.side_presence:
             # Players, unseen tiles and the journal depend only on the server's view and the connection
             # (offline, nobody's presence is known): not on the local play.

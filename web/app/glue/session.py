@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 
 from app.account import AccountState
 from app.moderation import ReportState
+from app.playnow import PlayNowState
 from app.profile import MyGames
 
 if TYPE_CHECKING:
     from app.chat import ChatState
     from app.glue.doors import Page
     from app.i18n import Translator
+    from app.leaderboard_screen import BoardState
     from app.payloads import Params, Patch
     from app.profile import ProfileState
     from app.replay import ReplayState
@@ -80,6 +82,8 @@ class Session:
     profile: ProfileState | None = None  # a player's profile is open (/u/NICK)
     my_games: MyGames = field(default_factory=MyGames)  # home's "my games" (a signed-in player)
     report: ReportState = field(default_factory=ReportState)  # the report dialog at a table (app.moderation)
+    board: BoardState | None = None  # a leaderboard is open (/leaderboard/{speed}: app.leaderboard_screen)
+    playnow: PlayNowState = field(default_factory=PlayNowState)  # play now's seek (app.playnow)
 
     def set_notice(self, code: str, params: Params | None = None) -> None:
         self.state.notice = (code, params or {})
