@@ -385,3 +385,21 @@ def short_game(relay: Relay, planner: Planner, alice: Player, bob: Player) -> tu
     for p in (alice, bob):
         expect(p.page.locator("#end-title")).to_be_visible()
     return table_id, move
+
+
+def pass_to_end(pages: list[Page], rounds: int = 60) -> None:
+    """Whoever's turn it is passes, until the end screen shows (scoreless turns end a game)."""
+    for _ in range(rounds):
+        if pages[0].locator("#end-title").count():
+            return
+        for page in pages:
+            turn = page.get_by_test_id("turn")
+            if turn.count() and "Your turn" in turn.inner_text():
+                page.locator("#btn-pass").click()
+                page.locator("#pass-dialog #dialog-confirm").click()
+                mine = page.locator('[data-testid=turn]:has-text("Your turn")')
+                expect(mine).to_have_count(0)
+                break
+        else:
+            pages[0].wait_for_timeout(200)
+    expect(pages[0].locator("#end-title")).to_be_visible()

@@ -1,7 +1,8 @@
 """Issue 30, "Play now", in real Chromium: two registered players (passkeys on Chromium's virtual
 authenticator), each in a browser context of their own, pick a class and a table size on home (one with the
 keyboard alone), seek, see how many are looking, are offered the same table with each other's ratings,
-confirm, and land at the same rated table, both seated and the game started by itself. axe at 1280x800 and
+confirm, and land at the same rated table, both seated and the game started by itself; they play it to the
+end and both end screens give each player's rating change. axe at 1280x800 and
 375x667 on the card (idle and seeking, French too) and on the offer's dialog; screenshots in
 e2e/artifacts/issue30-play-now/.
 
@@ -15,7 +16,7 @@ import sqlite3
 from typing import Any
 
 from accountui import look, registered
-from e2e_ui import ARTIFACTS, Relay
+from e2e_ui import ARTIFACTS, Relay, pass_to_end
 from playwright.sync_api import Page, expect
 
 SHOTS = ARTIFACTS / "issue30-play-now"
@@ -92,4 +93,12 @@ def test_two_registered_players_seek_confirm_and_sit_at_the_same_rated_table(
     assert created["type"] == "table_created" and created.get("rated") is True
     assert created.get("turn_seconds") == 120
     pa.screenshot(path=str(SHOTS / "table-1280.png"))
+
+    # They play it to the end (everyone passes: scoreless turns end it) and both see each rating's change.
+    pass_to_end([pa, pb])
+    for page in (pa, pb):
+        expect(page.locator("#end-title")).to_be_visible()
+        changes = page.get_by_test_id("final-row").get_by_test_id("rating-change")
+        expect(changes).to_have_count(2)
+    look(pb, SHOTS, "end-changes")
     assert not ann.errors and not ben.errors

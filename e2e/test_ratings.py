@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from accountui import look, registered
-from e2e_ui import ARTIFACTS, Relay
+from e2e_ui import ARTIFACTS, Relay, pass_to_end
 from playwright.sync_api import expect
 
 SHOTS = ARTIFACTS / "issue30"
@@ -48,17 +48,7 @@ def test_a_rated_game_between_two_registered_players_shows_ratings_chances_chang
         expect(p.page.get_by_test_id("players").get_by_test_id("rating")).to_have_count(2)
 
     # Everyone passes until the game ends (scoreless turns end it).
-    for _ in range(60):
-        if page.locator("#end-title").count():
-            break
-        for p in (ann, ben):
-            turn = p.page.get_by_test_id("turn")
-            if turn.count() and "Your turn" in turn.inner_text():
-                p.pass_turn()
-                expect(turn).not_to_contain_text("Your turn")
-                break
-        else:
-            page.wait_for_timeout(200)
+    pass_to_end([ann.page, ben.page])
     for p in (ann, ben):
         expect(p.page.locator("#end-title")).to_be_visible()
         rows = p.page.get_by_test_id("final-row")
