@@ -9,6 +9,7 @@ import aiohttp
 from accountkit import Browser
 from clusterkit import node, stopping
 from harness.authenticator import Passkey
+from harness.process import RelayProcess
 from harness.services import RedisServer
 from relaykit import Player, create_table
 
@@ -17,14 +18,18 @@ from relay.accounts import admin
 FRONT = "http://localhost:8443"  # what HAProxy would be: every relay serves the same public origin
 
 
+def _front_pair(tmp_path: Path, pg_url: str, redis: RedisServer) -> tuple[RelayProcess, RelayProcess]:
+    """Two relays of one cluster (not started) behind the same public origin."""
+    extra = ["--public-url", FRONT]
+    return node(tmp_path, "a", pg_url, redis.url, extra=extra), node(
+        tmp_path, "b", pg_url, redis.url, extra=extra
+    )
+
+
 async def test_a_session_made_on_one_relay_is_valid_on_another_and_a_ceremony_spans_them(
     tmp_path: Path, pg_url: str, redis: RedisServer
 ) -> None:
-    extra = ["--public-url", FRONT]
-    a, b = (
-        node(tmp_path, "a", pg_url, redis.url, extra=extra),
-        node(tmp_path, "b", pg_url, redis.url, extra=extra),
-    )
+    a, b = _front_pair(tmp_path, pg_url, redis)
     with stopping(a, b):
         await asyncio.gather(a.astart(), b.astart())
         browser = Browser.at(a.url)
@@ -71,11 +76,7 @@ async def test_a_session_made_on_one_relay_is_valid_on_another_and_a_ceremony_sp
 async def test_a_block_made_on_one_relay_and_a_hosts_ban_hold_on_every_relay(
     tmp_path: Path, pg_url: str, redis: RedisServer
 ) -> None:
-    extra = ["--public-url", FRONT]
-    a, b = (
-        node(tmp_path, "a", pg_url, redis.url, extra=extra),
-        node(tmp_path, "b", pg_url, redis.url, extra=extra),
-    )
+    a, b = _front_pair(tmp_path, pg_url, redis)
     with stopping(a, b):
         await asyncio.gather(a.astart(), b.astart())
         zoe, max_ = Browser.at(a.url), Browser.at(b.url)

@@ -33,21 +33,28 @@ def _rows(site: RunningRelay) -> dict[str, tuple[float, float, int]]:
     return {str(r[0]): (float(r[1]), float(r[2]), int(r[3])) for r in rows}
 
 
-async def _rated_game(site: RunningRelay, zoe: Browser, max_: Browser) -> tuple[str, list[Player]]:
+async def _rated_game(
+    site: RunningRelay | RelayProcess, zoe: Browser, max_: Browser, *, start: bool = False
+) -> tuple[str, list[Player]]:
+    """Zoe and Max sign up and sit at a rated rapid table Zoe made (started when ``start``)."""
+    await zoe.signup("Zoe")
+    await max_.signup("Max")
     table_id = await create_table(zoe.session, site, turn_seconds=60, rated=True)
-    pz = await Player.connect(zoe.session, site, table_id)
-    await pz.join("Zoe")
-    pm = await Player.connect(max_.session, site, table_id)
-    await pm.join("Max")
-    return table_id, [pz, pm]
+    players = []
+    for b, name in ((zoe, "Zoe"), (max_, "Max")):
+        players.append(await Player.connect(b.session, site, table_id))
+        await players[-1].join(name)
+    if start:
+        assert (await players[0].send({"type": "start"}))["type"] == "ack"
+        for p in players:
+            await p.wait_seq(players[0].seq)
+    return table_id, players
 
 
 async def test_a_rated_game_moves_each_rating_once_as_openskill_does_and_everyone_is_told_the_change(
     site: RunningRelay, new_browser: Callable[[], Browser]
 ) -> None:
     zoe, max_ = new_browser(), new_browser()
-    await zoe.signup("Zoe")
-    await max_.signup("Max")
     table_id, players = await _rated_game(site, zoe, max_)
     pz, pm = players
     await pz.wait_for(lambda f: f["type"] == "ratings" and len(f["seats"]) == 2)
@@ -92,12 +99,7 @@ async def test_a_game_whose_record_was_lost_in_a_crash_is_rated_once_by_the_fill
     site: RunningRelay, new_browser: Callable[[], Browser]
 ) -> None:
     zoe, max_ = new_browser(), new_browser()
-    await zoe.signup("Zoe")
-    await max_.signup("Max")
-    table_id, players = await _rated_game(site, zoe, max_)
-    assert (await players[0].send({"type": "start"}))["type"] == "ack"
-    for p in players:
-        await p.wait_seq(players[0].seq)
+    table_id, players = await _rated_game(site, zoe, max_, start=True)
     await play_to_end(players)
     await wait_until(lambda: len(_rows(site)) == 2)
     rated = _rows(site)
@@ -187,12 +189,7 @@ async def test_a_profile_shows_each_class_rating_and_its_history_for_the_chart(
     site: RunningRelay, new_browser: Callable[[], Browser]
 ) -> None:
     zoe, max_ = new_browser(), new_browser()
-    await zoe.signup("Zoe")
-    await max_.signup("Max")
-    _, players = await _rated_game(site, zoe, max_)
-    assert (await players[0].send({"type": "start"}))["type"] == "ack"
-    for p in players:
-        await p.wait_seq(players[0].seq)
+    _, players = await _rated_game(site, zoe, max_, start=True)
     await play_to_end(players)
     await wait_until(lambda: len(_rows(site)) == 2)
     async with aiohttp.ClientSession() as s, s.get(site.url + "/api/users/zoe") as resp:
@@ -213,16 +210,7 @@ async def test_a_kill_9_right_after_a_rated_games_end_rates_it_exactly_once(
     await proc.astart()
     zoe, max_ = Browser.at(proc.url), Browser.at(proc.url)
     try:
-        await zoe.signup("Zoe")
-        await max_.signup("Max")
-        table_id = await create_table(zoe.session, proc, turn_seconds=60, rated=True)
-        players = []
-        for b, name in ((zoe, "Zoe"), (max_, "Max")):
-            players.append(await Player.connect(b.session, proc, table_id))
-            await players[-1].join(name)
-        assert (await players[0].send({"type": "start"}))["type"] == "ack"
-        for p in players:
-            await p.wait_seq(players[0].seq)
+        _, players = await _rated_game(proc, zoe, max_, start=True)
         await pass_to_end(players)  # few frames: the process keeps its per-socket frame budget
         await asyncio.sleep(delay)
         proc.kill9()

@@ -2,8 +2,21 @@
 in the browser, where ``app/`` and ``engine/`` are unpacked side by side."""
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 if str(WEB) not in sys.path:
     sys.path.insert(0, str(WEB))
+
+
+@pytest.fixture(autouse=True)
+def _close_pages() -> Iterator[None]:
+    """Every fake page a test opened (tests/web/fake_browser.py) is closed after it."""
+    from fake_browser import MADE
+
+    yield
+    while MADE:
+        MADE.pop().close()

@@ -5,6 +5,7 @@ HTTP relay answering from a table of canned answers."""
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import random
 from collections.abc import Callable, Coroutine
@@ -158,3 +159,13 @@ def client_at(path: str, storage: dict[str, str] | None = None, **kw: Any) -> tu
     addr = Address(origin=ORIGIN, base="/", path=path, search="", relay=ORIGIN)
     client = Client(browser, addr, dict(storage or {}), langs=["fr"], rng=random.Random(1), **kw)
     return client, browser
+
+
+def ui(client: Client, **event: Any) -> None:
+    """One UI event as the page's bootstrap posts it (a JSON string; ``ts``: the event's time stamp)."""
+    client.on_ui(json.dumps({"ts": 1.5, **event}))
+
+
+def text(browser: FakeBrowser, region: str) -> str:
+    """A region's HTML with its entities decoded."""
+    return html.unescape(browser.regions.get(region, ""))

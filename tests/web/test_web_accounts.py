@@ -4,10 +4,8 @@ as the page's bootstrap would (a ``webauthn`` event)."""
 
 from __future__ import annotations
 
-import html
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,7 +13,7 @@ from app.account import nickname_problem, seat_tokens
 from app.glue.client import Client
 from app.i18n import Translator
 from app.members import seat_name_html
-from fake_browser import MADE, FakeBrowser, client_at
+from fake_browser import FakeBrowser, client_at, text, ui
 
 ME = {
     "account": {"id": "a1", "nickname": "Alice", "created_ms": 0},
@@ -26,17 +24,6 @@ OPTIONS = {"ceremony": "c1", "publicKey": {"challenge": "abc"}}
 CREDENTIAL = {"id": "cred", "type": "public-key", "response": {}}
 
 
-@pytest.fixture(autouse=True)
-def _close_pages() -> Iterator[None]:
-    yield
-    while MADE:
-        MADE.pop().close()
-
-
-def ui(client: Client, **event: Any) -> None:
-    client.on_ui(json.dumps({"ts": 1.5, **event}))
-
-
 def guest_at(path: str, storage: dict[str, str] | None = None) -> tuple[Client, FakeBrowser]:
     client, browser = client_at(path, storage)
     browser.answer("GET", "/api/account", 401, {"code": "not_signed_in", "message": "sign in first"})
@@ -44,10 +31,6 @@ def guest_at(path: str, storage: dict[str, str] | None = None) -> tuple[Client, 
     client.begin()
     browser.settle()
     return client, browser
-
-
-def text(browser: FakeBrowser, region: str) -> str:
-    return html.unescape(browser.regions.get(region, ""))
 
 
 def posted(browser: FakeBrowser, path: str) -> dict[str, Any]:

@@ -4,34 +4,20 @@ watcher's page without a player's own help, and endings by passes counted and ex
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from app import render, screens
 from app.ending import end_reason, scoreless_left, scoreless_line
-from app.glue.client import INVITE_POLL_S, Client
+from app.glue.client import INVITE_POLL_S
 from app.home_more import LiveGame, live_games
 from app.i18n import Translator
 from app.state import UiState
-from fake_browser import MADE, client_at
+from fake_browser import client_at, ui
 from web_helpers import T0, run, snapshot, started
 
 import engine as e
 
 FR, EN = Translator("fr"), Translator("en")
-
-
-@pytest.fixture(autouse=True)
-def _close_pages() -> Iterator[None]:
-    yield
-    while MADE:
-        MADE.pop().close()
-
-
-def ui(client: Client, **event: Any) -> None:
-    client.on_ui(json.dumps({"ts": 1.5, **event}))
 
 
 def event_frame(state: e.GameState, ev: Any, seat: int | None) -> dict[str, Any]:

@@ -4,28 +4,18 @@ page's events and the relay's frames, as the browser drives it."""
 from __future__ import annotations
 
 import html
-import json
 import re
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from app.chat import REGIONS as CHAT_REGIONS
 from app.glue.client import Client
-from fake_browser import MADE, ORIGIN, FakeBrowser, client_at
+from fake_browser import ORIGIN, FakeBrowser, client_at, ui
 from web_helpers import snapshot, started
 
 import engine as e
 from engine.variants import BLANK, get_variant
 
 TOKEN = "tok-1"
-
-
-@pytest.fixture(autouse=True)
-def _close_pages() -> Iterator[None]:
-    yield
-    while MADE:
-        MADE.pop().close()
 
 
 def seated(state: e.GameState, seat: int) -> tuple[Client, FakeBrowser]:
@@ -36,10 +26,6 @@ def seated(state: e.GameState, seat: int) -> tuple[Client, FakeBrowser]:
     browser.socket.receive({"type": "welcome", "id": "j0", "table": "abc", "seat": seat, "token": TOKEN})
     browser.socket.receive(snapshot(state, seat))
     return client, browser
-
-
-def ui(client: Client, **event: Any) -> None:
-    client.on_ui(json.dumps({"ts": 1.5, **event}))
 
 
 def test_a_table_link_with_a_seat_token_opens_the_socket_and_rejoins_with_the_token() -> None:

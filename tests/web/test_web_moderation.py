@@ -3,15 +3,12 @@ unblock from a profile and from "my account", a host's ban said in words, a dele
 
 from __future__ import annotations
 
-import html
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from app.glue.client import Client
 from app.i18n import Translator
-from fake_browser import MADE, FakeBrowser, client_at
+from fake_browser import FakeBrowser, client_at, text, ui
 from web_helpers import run, snapshot
 
 import engine as e
@@ -25,21 +22,6 @@ ME = {
     "blocked": [],
 }
 UNTIL = 1_765_381_860_000  # 10 December 2025, 15:51 UTC
-
-
-@pytest.fixture(autouse=True)
-def _close_pages() -> Iterator[None]:
-    yield
-    while MADE:
-        MADE.pop().close()
-
-
-def ui(client: Client, **event: Any) -> None:
-    client.on_ui(json.dumps({"ts": 1.5, **event}))
-
-
-def text(browser: FakeBrowser, region: str) -> str:
-    return html.unescape(browser.regions.get(region, ""))
 
 
 def _game() -> e.GameState:

@@ -4,15 +4,12 @@ the table it leads to, a computer game meanwhile, and how a seek ends."""
 
 from __future__ import annotations
 
-import html
-import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from app.glue.client import Client
 from app.playnow import elapsed
-from fake_browser import MADE, FakeBrowser, FakeSocket, client_at
+from fake_browser import FakeBrowser, FakeSocket, client_at, text, ui
 
 ME = {
     "account": {"id": "a1", "nickname": "Alice", "created_ms": 0},
@@ -28,21 +25,6 @@ OFFER = {
     "deadline": 1_000_015_000,
     "now": 1_000_000_000,  # the relay's clock: the page counts 15 s from its own
 }
-
-
-@pytest.fixture(autouse=True)
-def _close_pages() -> Iterator[None]:
-    yield
-    while MADE:
-        MADE.pop().close()
-
-
-def ui(client: Client, **event: Any) -> None:
-    client.on_ui(json.dumps({"ts": 1.5, **event}))
-
-
-def text(browser: FakeBrowser, region: str) -> str:
-    return html.unescape(browser.regions.get(region, ""))
 
 
 def home(me: dict[str, Any] | None = ME, lang: str = "fr") -> tuple[Client, FakeBrowser]:

@@ -5,15 +5,11 @@ a Client on fake doors (tests/web/fake_browser.py) whose relay answers the profi
 from __future__ import annotations
 
 import html
-import json
 import re
-from collections.abc import Iterator
-from typing import Any
 
-import pytest
 from app.glue.client import Client
 from app.glue.session import Address
-from fake_browser import MADE, FakeBrowser, client_at
+from fake_browser import FakeBrowser, client_at, ui
 
 T = 1764000000000  # 2025-11-24
 BOB = {"seat": 1, "name": "Bob", "bot": None, "score": -12, "nickname": "Bob"}
@@ -40,17 +36,6 @@ STATS = {
     "bingos": 1,
 }
 PROFILE = {"nickname": "Alice", "created_ms": T, "stats": STATS, "games": [GAME], "page": 0, "more": True}
-
-
-@pytest.fixture(autouse=True)
-def _close_pages() -> Iterator[None]:
-    yield
-    while MADE:
-        MADE.pop().close()
-
-
-def ui(client: Client, **event: Any) -> None:
-    client.on_ui(json.dumps({"ts": 1.5, **event}))
 
 
 def text(browser: FakeBrowser, region: str = "main") -> str:

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from app import rating_chart
 from app.glue.client import Client
 from app.i18n import Translator
 from app.ratings_view import SeatRating, TableRatings, change_text, rating_html
-from fake_browser import MADE, FakeBrowser, client_at
+from fake_browser import FakeBrowser, client_at, text
 from web_helpers import run, snapshot
 
 import engine as e
@@ -27,17 +25,6 @@ ME = {
     "ban": None,
     "blocked": [],
 }
-
-
-@pytest.fixture(autouse=True)
-def _close_pages() -> Iterator[None]:
-    yield
-    while MADE:
-        MADE.pop().close()
-
-
-def text(browser: FakeBrowser, region: str) -> str:
-    return html.unescape(browser.regions.get(region, ""))
 
 
 def _rated(start: bool) -> e.GameState:
