@@ -44,6 +44,7 @@ from relay.http.limits import AccountLimits, Limits
 from relay.http.middlewares import headers_middleware
 from relay.http.moderation import add_routes as add_moderation_routes
 from relay.http.profiles import add_routes as add_profile_routes
+from relay.http.push import add_routes as add_push_routes
 from relay.http.seek import add_routes as add_seek_routes
 from relay.http.session import GameSession
 from relay.http.static import StaticSite
@@ -205,6 +206,7 @@ def create_app(
     app.router.add_get("/api/tables/{table_id}/gcg", get_gcg)
     app.router.add_post("/api/tables/{table_id}/analysis", post_analysis)
     add_account_routes(app)
+    add_push_routes(app)  # after app.cleanup_ctx's resources: it needs the accounts' database
     add_moderation_routes(app)
     add_profile_routes(app)
     add_leaderboard_routes(app)

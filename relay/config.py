@@ -14,6 +14,9 @@ from relay.journal.base import is_postgres_url, redact_url
 
 MIN_TURN_SECONDS = 30
 MAX_TURN_SECONDS = 600
+# The browsers' push services (Chrome/Edge's FCM, Firefox's autopush, Safari's, Windows'); more with
+# --push-service.
+PUSH_SERVICES = ("fcm.googleapis.com", "push.services.mozilla.com", "push.apple.com", "notify.windows.com")
 
 
 class ConfigError(ValueError):
@@ -87,6 +90,13 @@ class Config:
     max_connections_per_address: int = 64
     max_pending_per_address: int = 32
     request_timeout_seconds: float = 10.0
+    # Web Push (relay/push/, docs/hosting.md "Web Push"): the push services the relay may post to (a
+    # subscription's endpoint must be https on one of these hosts or a subdomain: the relay never posts to an
+    # address a page chose), the VAPID ``sub`` contact (mailto: or https:), and, for tests only, endpoints
+    # on this machine's loopback (http://127.0.0.1, localhost, [::1]).
+    push_services: tuple[str, ...] = PUSH_SERVICES
+    push_contact: str | None = None
+    push_allow_loopback: bool = False
 
     def __post_init__(self) -> None:
         if not MIN_TURN_SECONDS <= self.turn_seconds <= MAX_TURN_SECONDS:
@@ -122,6 +132,8 @@ class Config:
         ):
             if not value > 0:
                 raise ConfigError(f"{flag} {value}: must be > 0")
+        if self.push_contact is not None and not self.push_contact.startswith(("mailto:", "https://")):
+            raise ConfigError(f"--push-contact {self.push_contact!r}: expected mailto:... or https://...")
         if self.public_url is not None:
             parts = urlsplit(self.public_url)
             if (
@@ -342,6 +354,28 @@ def build_parser() -> argparse.ArgumentParser:
         default=e("LEXIO_CREATE_PER_SECOND", "0.5"),
         help="sustained table creations per second per address [LEXIO_CREATE_PER_SECOND]",
     )
+    serve.add_argument(
+        "--push-service",
+        action="append",
+        default=None,
+        metavar="HOST",
+        help="another Web Push service host subscriptions may use (besides the browsers' own), repeatable "
+        "[LEXIO_PUSH_SERVICES, comma-separated]",
+    )
+    serve.add_argument(
+        "--push-contact",
+        default=e("LEXIO_PUSH_CONTACT") or None,
+        metavar="URI",
+        help="the host's contact in Web Push requests (VAPID sub): mailto:you@example.org or an https:// "
+        "page (default: the https --public-url) [LEXIO_PUSH_CONTACT]",
+    )
+    serve.add_argument(
+        "--push-allow-loopback",
+        action="store_true",
+        default=_truthy(e("LEXIO_PUSH_ALLOW_LOOPBACK")),
+        help="TESTS ONLY: accept push endpoints on 127.0.0.1/localhost over http "
+        "[LEXIO_PUSH_ALLOW_LOOPBACK=1]",
+    )
     for flag, kind, default, what in HARDENING_FLAGS:
         env = "LEXIO_" + flag.removeprefix("--").upper().replace("-", "_")
         serve.add_argument(flag, type=kind, default=e(env, default), help=f"{what} [{env}]")
@@ -425,4 +459,10 @@ def config_from_args(argv: Sequence[str] | None = None) -> Config:
         max_connections_per_address=args.max_connections_per_address,
         max_pending_per_address=args.max_pending_per_address,
         request_timeout_seconds=args.request_timeout_seconds,
+        push_services=(
+            *PUSH_SERVICES,
+            *(h.strip().lower() for h in _listed(args.push_service, "LEXIO_PUSH_SERVICES")),
+        ),
+        push_contact=args.push_contact,
+        push_allow_loopback=args.push_allow_loopback,
     )

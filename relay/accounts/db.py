@@ -230,6 +230,48 @@ SCHEMA: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX offers_table ON offers(table_id)",
     ),
+    # Version 7: Web Push (relay/push/). The relay's one VAPID key pair (``push_vapid``, a single row: every
+    # relay sharing the database signs with it); each account's push subscriptions, with the session that
+    # made them (signing that session out removes them); the 80 % reminders still to send (``push_pending``,
+    # one per seat whose turn runs) and the ledger of those sent (``push_sent``), so that each is sent once
+    # across relays.
+    (
+        """CREATE TABLE push_vapid (
+            id INTEGER PRIMARY KEY,
+            private_key TEXT NOT NULL,
+            public_key TEXT NOT NULL,
+            created_ms BIGINT NOT NULL
+        )""",
+        """CREATE TABLE push_subscriptions (
+            endpoint TEXT PRIMARY KEY,
+            account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            p256dh TEXT NOT NULL,
+            auth TEXT NOT NULL,
+            session_hash TEXT,
+            created_ms BIGINT NOT NULL
+        )""",
+        "CREATE INDEX push_subscriptions_account ON push_subscriptions(account_id)",
+        "CREATE INDEX push_subscriptions_session ON push_subscriptions(session_hash)",
+        """CREATE TABLE push_pending (
+            table_id TEXT NOT NULL,
+            seat INTEGER NOT NULL,
+            account_id TEXT NOT NULL,
+            deadline_ms BIGINT NOT NULL,
+            due_ms BIGINT NOT NULL,
+            PRIMARY KEY (table_id, seat)
+        )""",
+        "CREATE INDEX push_pending_due ON push_pending(due_ms)",
+        "CREATE INDEX push_pending_account ON push_pending(account_id)",
+        """CREATE TABLE push_sent (
+            table_id TEXT NOT NULL,
+            seat INTEGER NOT NULL,
+            deadline_ms BIGINT NOT NULL,
+            kind TEXT NOT NULL,
+            sent_ms BIGINT NOT NULL,
+            PRIMARY KEY (table_id, seat, deadline_ms, kind)
+        )""",
+        "CREATE INDEX push_sent_deadline ON push_sent(deadline_ms)",
+    ),
 )
 
 

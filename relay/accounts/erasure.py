@@ -31,7 +31,7 @@ class Erasure:
             # Each table named, not left to ON DELETE CASCADE: SQLite only cascades with its foreign_keys
             # pragma on, and what a deletion removes should read here.
             own = ("seat_accounts", "sessions", "recovery_codes", "credentials", "challenges", "bans")
-            for table in (*own, "ratings", "seeks", "offer_seats"):
+            for table in (*own, "ratings", "seeks", "offer_seats", "push_subscriptions", "push_pending"):
                 tx.run(f"DELETE FROM {table} WHERE account_id = ?", (account_id,))
             tx.run("DELETE FROM blocks WHERE blocker_id = ? OR blocked_id = ?", (account_id, account_id))
             # Reports stay for the host (what was said at a table is not the account's to take back); they

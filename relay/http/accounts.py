@@ -21,13 +21,14 @@ from aiohttp import web
 
 from relay.accounts.errors import AccountError
 from relay.accounts.passkeys import Site
-from relay.accounts.service import SESSION_MS, Accounts, Ceremony, SignedIn
+from relay.accounts.service import SESSION_MS, Accounts, Ceremony, SignedIn, hash_session
 from relay.accounts.store import Account
 from relay.addresses import address_key
 from relay.http.keys import ACCOUNT_LIMITS_KEY, ACCOUNTS_KEY, CONFIG_KEY, REFEREE_KEY
 from relay.http.middlewares import forwarded_for, json_error, own_origins
 from relay.journal import JournalUnavailable
 from relay.journal.sqlite import StoreError
+from relay.push.store import PushStore
 from relay.tables.table import hash_token
 
 log = logging.getLogger("lexio.relay")
@@ -218,6 +219,8 @@ async def _signout(request: web.Request) -> web.Response:
     token = request.cookies.get(COOKIE)
     if token:
         accounts = request.app[ACCOUNTS_KEY]
+        # This browser's push subscriptions go with its session (relay/push/store.py).
+        await accounts.call(PushStore(accounts.db).forget_session, hash_session(token))
         await accounts.call(accounts.sign_out, token)
     return _forget_cookie(web.json_response({"signed_out": 1}))
 
@@ -226,6 +229,7 @@ async def _signout_all(request: web.Request) -> web.Response:
     site_of(request)
     account = await signed_in(request)
     accounts = request.app[ACCOUNTS_KEY]
+    await accounts.call(PushStore(accounts.db).forget_account, account.id)  # and every push subscription
     count = await accounts.call(accounts.sign_out_everywhere, account)
     return _forget_cookie(web.json_response({"signed_out": count}))
 
