@@ -17,25 +17,35 @@ loopback port, then measures, as medians over several runs:
   on the first visit also from a Chromium trace, the worker thread's CPU time over the same span (``?perf``
   makes the app mark each action's start and the hand-over of its patch; a mark carries wall and thread
   clocks), which tells the app's own cost apart from time the worker spent descheduled.
+Each start-up figure has its ratio to the bare Pyodide worker of the same run (``…_to_bare_pyodide``), and
+the bytes of a first visit are compared the same way.
+
+Then the same start-up figures under a phone-like profile (``phone_…``, issue 28): the renderer's CPU slowed
+4x (every thread: see :class:`CpuThrottle`) and DevTools' "Fast 4G" network, cold and warm, with the bare
+Pyodide worker under the same profile. ``LEXIO_BENCH_PROFILES=desktop`` (or ``phone``) runs one profile only,
+``LEXIO_BENCH_PREVIEW=0`` skips the preview figures.
 Numbers come from a shared 2-core machine: compare within a run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "e2e"))
@@ -44,7 +54,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the process harness
 from e2e_chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from harness.process import free_port  # noqa: E402
 
-DIST = ROOT / "web" / "dist"
+DIST = Path(os.environ.get("LEXIO_BENCH_DIST") or ROOT / "web" / "dist")  # another build: compare two
 ARGS = list(CHROMIUM_ARGS)
 RUNS = int(os.environ.get("LEXIO_BENCH_RUNS", "3"))
 
@@ -233,128 +243,272 @@ def preview_figures(page: Page, base: str, prefix: str, tracer: Browser | None =
     page.close()
 
 
+# The phone-like profile (issue 28). Chromium's own CPU throttling (Emulation.setCPUThrottlingRate) slows the
+# page's main thread only: it answers "only supported for pages, not workers" for the worker that runs Python,
+# and V8's background compilation of the wasm is not slowed either. So the CPU is throttled the way cpulimit
+# does it: every renderer process this bench started is stopped for 3/4 of each short period (all its threads,
+# workers and compilers included). The network is DevTools' "Fast 4G" preset, set on each page's CDP session
+# (it also shapes the page's workers' requests).
+PHONE_CPU_RATE = 4
+PHONE_PERIOD_S = 0.02
+PHONE_NETWORK = {
+    "offline": False,
+    "latency": 60 * 2.75,  # ms of round trip, as DevTools' preset
+    "downloadThroughput": 9e6 / 8 * 0.9,  # bytes/s
+    "uploadThroughput": 1.5e6 / 8 * 0.9,
+}
+PHONE_VIEWPORT = {"width": 412, "height": 915}
+DESKTOP_VIEWPORT = {"width": 1280, "height": 800}
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes under ``root`` (from /proc: parent links)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rpartition(")")[2].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            found.append(c)
+            todo.append(c)
+    return found
+
+
+def _renderers() -> list[int]:
+    """Chromium renderer processes started by this bench (its own descendants, by command line)."""
+    out = []
+    for pid in _descendants(os.getpid()):
+        try:
+            if b"--type=renderer" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                out.append(pid)
+        except OSError:
+            pass
+    return out
+
+
+class CpuThrottle:
+    """While active, the renderers run ``1/rate`` of the time (SIGSTOP / SIGCONT by pid, in short periods)."""
+
+    def __init__(self, rate: int) -> None:
+        self.rate = rate
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> CpuThrottle:
+        if self.rate > 1:
+            self.thread = threading.Thread(target=self._run, daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
+
+    def _signal(self, pids: list[int], sig: int) -> None:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, sig)
+
+    def _run(self) -> None:
+        run_s = PHONE_PERIOD_S / self.rate
+        pids: list[int] = []
+        rounds = 0
+        try:
+            while not self.stop.is_set():
+                if rounds % 5 == 0:  # a new page gets a new renderer: look again every few periods
+                    pids = _renderers()
+                rounds += 1
+                self._signal(pids, signal.SIGSTOP)
+                time.sleep(PHONE_PERIOD_S - run_s)
+                self._signal(pids, signal.SIGCONT)
+                time.sleep(run_s)
+        finally:
+            self._signal(_renderers(), signal.SIGCONT)
+
+
+class Profile:
+    """Desktop (no throttling) or phone-like: the name's prefix, the viewport, and what each page gets."""
+
+    def __init__(self, phone: bool) -> None:
+        self.phone = phone
+        self.prefix = "phone_" if phone else ""
+        self.viewport = PHONE_VIEWPORT if phone else DESKTOP_VIEWPORT
+
+    def throttle(self) -> CpuThrottle:
+        return CpuThrottle(PHONE_CPU_RATE if self.phone else 1)
+
+    def new_page(self, ctx: BrowserContext) -> Page:
+        page = ctx.new_page()
+        if self.phone:
+            cdp = ctx.new_cdp_session(page)
+            cdp.send("Network.enable")
+            cdp.send("Network.emulateNetworkConditions", PHONE_NETWORK)
+        return page
+
+
+def count_bytes(ctx: BrowserContext) -> list[int]:
+    """Bytes of every response the context receives (workers included), appended as they finish."""
+    sizes: list[int] = []
+
+    def on_finished(req: Any) -> None:
+        try:
+            s = req.sizes()
+            # Negative sizes mean "served from the HTTP cache": nothing transferred.
+            sizes.append(max(0, int(s["responseBodySize"])) + max(0, int(s["responseHeadersSize"])))
+        except Exception:
+            pass
+
+    ctx.on("requestfinished", on_finished)
+    return sizes
+
+
+def ratio(name: str, app: float, bare: float) -> None:
+    emit(name, app / bare if bare > 0 else float("nan"), "x")
+
+
+def startup_figures(
+    p: Playwright, browser: Browser, base: str, table: str, tmp: Path, profile: Profile
+) -> BrowserContext:
+    """Cold and warm start-up of the app and of the bare runtimes under ``profile``; prints their figures.
+
+    Returns the warm (persistent) context, still open, for the returning visitor's preview."""
+    pre = profile.prefix
+    cold: dict[str, list[float]] = {
+        k: [] for k in ("fcp_lobby", "fcp_table", "ready", "longest", "n", "baseline", "baseline_pyscript")
+    }
+    cold["answered"] = []
+    transferred: list[int] = []
+    transferred_bare: list[int] = []
+    foreign: set[str] = set()
+    bare_pages = [("baseline", "/baseline-pyodide.html")]
+    if not profile.phone:  # PyScript's empty worker: for the desktop figures only (the phone's are slow)
+        bare_pages.append(("baseline_pyscript", "/baseline.html"))
+    with profile.throttle():
+        for _ in range(RUNS):
+            ctx = browser.new_context(viewport=profile.viewport)
+            ctx.add_init_script(LONGTASKS)
+            sizes = count_bytes(ctx)
+
+            def guard(route: Any, foreign: set[str] = foreign) -> None:
+                url = route.request.url
+                if not url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
+                    foreign.add(url)
+                route.continue_()
+
+            ctx.route("**/*", guard)
+            t = visit(profile.new_page(ctx), base + "/", probe=True)
+            cold["answered"].append(t["answered"])
+            cold["fcp_lobby"].append(t["fcp"])
+            cold["ready"].append(t["ready"])
+            cold["longest"].append(t["longest"])
+            cold["n"].append(t["n"])
+            transferred.append(sum(sizes))
+            if not profile.phone:
+                t2 = visit(profile.new_page(ctx), base + table)
+                cold["fcp_table"].append(t2["fcp"])
+            ctx.close()
+            # The same runtime with an empty program, same conditions: the floor under our figure.
+            for key, path in bare_pages:
+                ctx = browser.new_context(viewport=profile.viewport)
+                sizes = count_bytes(ctx)
+                cold[key].append(visit(profile.new_page(ctx), base + path)["ready"])
+                if key == "baseline":
+                    transferred_bare.append(sum(sizes))
+                ctx.close()
+    app_cold, bare_cold = statistics.median(cold["answered"]), statistics.median(cold["baseline"])
+    emit(f"{pre}paint_lobby_fcp_median", statistics.median(cold["fcp_lobby"]), "ms")
+    if cold["fcp_table"]:
+        emit(f"{pre}paint_table_fcp_median", statistics.median(cold["fcp_table"]), "ms")
+    emit(f"{pre}interactive_cold_median", app_cold, "ms")
+    if profile.phone:
+        emit(f"{pre}interactive_cold_median_s", app_cold / 1000, "s")
+    emit(f"{pre}ready_cold_median", statistics.median(cold["ready"]), "ms")
+    emit(f"{pre}interactive_cold_bare_pyodide_worker_median", bare_cold, "ms")
+    if cold["baseline_pyscript"]:
+        emit(
+            f"{pre}interactive_cold_bare_pyscript_worker_median",
+            statistics.median(cold["baseline_pyscript"]),
+            "ms",
+        )
+    ratio(f"{pre}interactive_cold_to_bare_pyodide", app_cold, bare_cold)
+    emit(f"{pre}main_thread_longest_task_after_fcp_max", max(cold["longest"]), "ms")
+    emit(f"{pre}main_thread_long_tasks_seen", sum(cold["n"]), "count")
+    app_bytes, bare_bytes = statistics.median(transferred), statistics.median(transferred_bare)
+    emit(f"{pre}first_visit_transferred_median", app_bytes / 1e6, "MB")
+    emit(f"{pre}first_visit_transferred_bare_pyodide_median", bare_bytes / 1e6, "MB")
+    ratio(f"{pre}first_visit_transferred_to_bare_pyodide", app_bytes, bare_bytes)
+    emit(f"{pre}requests_to_other_hosts", len(foreign), "count")
+    for url in sorted(foreign):
+        print(f"# foreign request: {url}", file=sys.stderr)
+
+    # Warm: a returning visitor (persistent profile: HTTP cache + compiled wasm cache).
+    warm: dict[str, list[float]] = {"/": [], "/baseline-pyodide.html": []}
+    if not profile.phone:
+        warm["/baseline.html"] = []
+    snapshot_starts = 0
+    ctx = p.chromium.launch_persistent_context(
+        str(tmp / f"{pre}profile"), executable_path=CHROMIUM, args=ARGS, viewport=profile.viewport
+    )
+    with profile.throttle():
+        for path in warm:
+            page = profile.new_page(ctx)
+            visit(page, base + path)
+            # Stay a while, as a player would: V8 writes its compiled-wasm cache after tiering up, and the
+            # app stores its interpreter snapshot.
+            page.wait_for_timeout(5000 if not profile.phone else 12000)
+            page.close()
+        for _ in range(RUNS):
+            for path, values in warm.items():
+                page = profile.new_page(ctx)
+                t = visit(page, base + path, probe=path == "/")
+                values.append(t["answered"] if path == "/" else t["ready"])
+                snapshot_starts += int(t["snapshot"]) if path == "/" else 0
+                page.close()
+    app_warm, bare_warm = statistics.median(warm["/"]), statistics.median(warm["/baseline-pyodide.html"])
+    emit(f"{pre}interactive_warm_median", app_warm, "ms")
+    emit(f"{pre}interactive_warm_snapshot_starts", f"{snapshot_starts}/{RUNS}", "count")
+    emit(f"{pre}interactive_warm_bare_pyodide_worker_median", bare_warm, "ms")
+    if "/baseline.html" in warm:
+        emit(
+            f"{pre}interactive_warm_bare_pyscript_worker_median",
+            statistics.median(warm["/baseline.html"]),
+            "ms",
+        )
+    ratio(f"{pre}interactive_warm_to_bare_pyodide", app_warm, bare_warm)
+    return ctx
+
+
 def main() -> int:
     if not (DIST / "index.html").exists():
         subprocess.run([sys.executable, str(ROOT / "web" / "build.py"), "--out", str(DIST)], check=True)
+    profiles = os.environ.get("LEXIO_BENCH_PROFILES", "desktop,phone").split(",")
+    preview = os.environ.get("LEXIO_BENCH_PREVIEW", "1") != "0"
     tmp = Path(tempfile.mkdtemp(prefix="lexio-bench-"))
     relay, base = start_relay(tmp)
     try:
         table = new_table(base)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            cold: dict[str, list[float]] = {
-                "fcp_lobby": [],
-                "fcp_table": [],
-                "ready": [],
-                "longest": [],
-                "n": [],
-                "baseline": [],
-                "baseline_pyscript": [],
-                "answered": [],
-            }
-            transferred: list[int] = []
-            foreign: set[str] = set()
-            for _ in range(RUNS):
-                ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-                ctx.add_init_script(LONGTASKS)
-                sizes: list[int] = []
-
-                def on_finished(req: Any, sizes: list[int] = sizes) -> None:
-                    try:
-                        s = req.sizes()
-                        # Negative sizes mean "served from the HTTP cache": nothing transferred.
-                        sizes.append(
-                            max(0, int(s["responseBodySize"])) + max(0, int(s["responseHeadersSize"]))
-                        )
-                    except Exception:
-                        pass
-
-                ctx.on("requestfinished", on_finished)
-
-                def guard(route: Any, foreign: set[str] = foreign) -> None:
-                    url = route.request.url
-                    if not url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
-                        foreign.add(url)
-                    route.continue_()
-
-                ctx.route("**/*", guard)
-                page = ctx.new_page()
-                t = visit(page, base + "/", probe=True)
-                cold["answered"].append(t["answered"])
-                cold["fcp_lobby"].append(t["fcp"])
-                cold["ready"].append(t["ready"])
-                cold["longest"].append(t["longest"])
-                cold["n"].append(t["n"])
-                transferred.append(sum(sizes))
-                page2 = ctx.new_page()
-                t2 = visit(page2, base + table)
-                cold["fcp_table"].append(t2["fcp"])
+            if "desktop" in profiles:
+                ctx = startup_figures(p, browser, base, table, tmp, Profile(phone=False))
+                if preview:  # live preview for a returning visitor
+                    preview_figures(ctx.new_page(), base, "preview_returning")
                 ctx.close()
-                # The same runtime with an empty program, same conditions: the floor under our figure.
-                for key, path in (
-                    ("baseline", "/baseline-pyodide.html"),
-                    ("baseline_pyscript", "/baseline.html"),
-                ):
-                    ctx = browser.new_context()
-                    cold[key].append(visit(ctx.new_page(), base + path)["ready"])
+                if preview:  # live preview, first visit (fresh profile)
+                    ctx = browser.new_context(viewport=DESKTOP_VIEWPORT)
+                    preview_figures(ctx.new_page(), base, "preview", tracer=browser)
                     ctx.close()
-            emit("paint_lobby_fcp_median", statistics.median(cold["fcp_lobby"]), "ms")
-            emit("paint_table_fcp_median", statistics.median(cold["fcp_table"]), "ms")
-            emit("interactive_cold_median", statistics.median(cold["answered"]), "ms")
-            emit("ready_cold_median", statistics.median(cold["ready"]), "ms")
-            emit("interactive_cold_bare_pyodide_worker_median", statistics.median(cold["baseline"]), "ms")
-            emit(
-                "interactive_cold_bare_pyscript_worker_median",
-                statistics.median(cold["baseline_pyscript"]),
-                "ms",
-            )
-            emit("main_thread_longest_task_after_fcp_max", max(cold["longest"]), "ms")
-            emit("main_thread_long_tasks_seen", sum(cold["n"]), "count")
-            emit("first_visit_transferred_median", statistics.median(transferred) / 1e6, "MB")
-            emit("requests_to_other_hosts", len(foreign), "count")
-            for url in sorted(foreign):
-                print(f"# foreign request: {url}", file=sys.stderr)
-
-            # Warm: a returning visitor (persistent profile: HTTP cache + compiled wasm cache).
-            profile = tmp / "profile"
-            warm: dict[str, list[float]] = {"/": [], "/baseline-pyodide.html": [], "/baseline.html": []}
-            snapshot_starts = 0
-            ctx = p.chromium.launch_persistent_context(
-                str(profile), executable_path=CHROMIUM, args=ARGS, viewport={"width": 1280, "height": 800}
-            )
-            for path in warm:
-                page = ctx.new_page()
-                visit(page, base + path)
-                # Stay a while, as a player would: V8 writes its compiled-wasm cache after tiering up.
-                page.wait_for_timeout(5000)
-                page.close()
-            for _ in range(RUNS):
-                for path, values in warm.items():
-                    page = ctx.new_page()
-                    t = visit(page, base + path, probe=path == "/")
-                    values.append(t["answered"] if path == "/" else t["ready"])
-                    snapshot_starts += int(t["snapshot"]) if path == "/" else 0
-                    page.close()
-            # Live preview for a returning visitor.
-            preview_figures(ctx.new_page(), base, "preview_returning")
-            ctx.close()
-            emit("interactive_warm_median", statistics.median(warm["/"]), "ms")
-            emit("interactive_warm_snapshot_starts", f"{snapshot_starts}/{RUNS}", "count")
-            emit(
-                "interactive_warm_bare_pyodide_worker_median",
-                statistics.median(warm["/baseline-pyodide.html"]),
-                "ms",
-            )
-            emit(
-                "interactive_warm_bare_pyscript_worker_median",
-                statistics.median(warm["/baseline.html"]),
-                "ms",
-            )
-
-            # Live preview, first visit (fresh profile).
-            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-            preview_figures(ctx.new_page(), base, "preview", tracer=browser)
-            ctx.close()
+            if "phone" in profiles:
+                startup_figures(p, browser, base, table, tmp, Profile(phone=True)).close()
             browser.close()
     finally:
         relay.terminate()

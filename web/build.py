@@ -78,6 +78,7 @@ PYODIDE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
+HOME = "/home/pyodide"  # where pyodide-boot.mjs unpacks the bundle in the browser
 COMPRESS_EXT = {".py", ".html", ".css", ".js", ".mjs", ".json", ".wasm", ".zip", ".svg", ".txt"}
 MIN_COMPRESS = 512
 
@@ -131,6 +132,9 @@ def unpack_runtime(out: Path) -> None:
             if member is None:
                 raise SystemExit(f"pyodide tarball lacks {name}")
             (dest / name).write_bytes(member.read())
+    # The app no longer runs on PyScript (pyodide-boot.mjs starts its worker): PyScript is shipped for
+    # bench/browser.py's empty-PyScript page only, which the app's figures are compared with. No page of the
+    # app requests it.
     with tarfile.open(fileobj=io.BytesIO(fetch("pyscript")), mode="r:gz") as tar:
         dest = out / RUNTIME_DIRS["pyscript"]
         dest.mkdir(parents=True)
@@ -170,30 +174,88 @@ def unpack_emoji(out: Path) -> str:
     return "\n".join(rules)
 
 
-def bundle_python(out: Path) -> tuple[str, list[str]]:
-    """Zip engine/, wire/ and web/app/ (sources only) into lexio-<hash>.zip; return its name and members.
+def python_sources() -> dict[str, bytes]:
+    """engine/, wire/ and web/app/ (sources only, no tests): the bundle's path -> the file's bytes."""
+    files: dict[str, bytes] = {}
+    for pkg, src in (("engine", ROOT / "engine"), ("wire", ROOT / "wire"), ("app", WEB / "app")):
+        if not (src / "__init__.py").exists():
+            raise SystemExit(f"{src} is not a package (missing __init__.py)")
+        for f in sorted(src.rglob("*.py")):
+            if "__pycache__" in f.parts or "tests" in f.parts:
+                continue
+            files[f"{pkg}/{f.relative_to(src).as_posix()}"] = f.read_bytes()
+    return files
 
-    The glue web/src/main.py is not in it: it is the PyScript worker's script, fetched by URL.
+
+def compile_first_path(pyodide_dir: Path, sources: dict[str, bytes], probe: list[str]) -> dict[str, bytes]:
+    """Bytecode of what the browser runs before the first answer, made by the shipped Pyodide under Node
+    (web/pycompile.mjs): the bundle's path (``app/state.pyc``, ``_stdlib/html/entities.pyc``) -> bytes.
+
+    Cached by content in .cache/web-pyc (a rebuild stays under a second). Without Node, or if it fails, the
+    bundle ships sources only (each first visit then compiles them: slower, never wrong) and this says so.
     """
-    names: list[str] = []
+    key = hashlib.sha256()
+    for part in (
+        PACKAGES["pyodide"][3],
+        (WEB / "pycompile.mjs").read_text(encoding="utf-8"),
+        json.dumps(probe),
+        *(f"{k}\0{hashlib.sha256(v).hexdigest()}" for k, v in sorted(sources.items())),
+    ):
+        key.update(part.encode() + b"\0")
+    cached = CACHE.parent / "web-pyc" / key.hexdigest()[:24]
+    if not (cached / "compiled.json").exists():
+        node = shutil.which("node")
+        if node is None:
+            print(
+                "web/build.py: no node, so the bundle ships sources (a slower first visit)", file=sys.stderr
+            )
+            return {}
+        work = cached.with_name(cached.name + ".tmp")
+        shutil.rmtree(work, ignore_errors=True)
+        (work / "src").mkdir(parents=True)
+        (work / "out").mkdir()
+        for arc, data in sources.items():
+            (work / "src" / arc).parent.mkdir(parents=True, exist_ok=True)
+            (work / "src" / arc).write_bytes(data)
+        job = {"src": str(work / "src"), "out": str(work / "out"), "home": HOME, "probe": probe}
+        job["stdlib_dir"] = "_stdlib"
+        (work / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        proc = subprocess.run(
+            [node, str(WEB / "pycompile.mjs"), str(pyodide_dir), str(work / "job.json")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0 or not (work / "out" / "compiled.json").exists():
+            print(f"web/build.py: bytecode not made, shipping sources: {proc.stderr[-800:]}", file=sys.stderr)
+            shutil.rmtree(work, ignore_errors=True)
+            return {}
+        shutil.rmtree(cached, ignore_errors=True)
+        os.replace(work / "out", cached)
+        shutil.rmtree(work, ignore_errors=True)
+    names = json.loads((cached / "compiled.json").read_text(encoding="utf-8"))
+    return {n: (cached / n).read_bytes() for n in names}
+
+
+def bundle_python(out: Path, sources: dict[str, bytes], compiled: dict[str, bytes]) -> str:
+    """Zip the sources, each first-path module as its bytecode instead (``compiled``), into
+    lexio-<hash>.zip; return its name.
+
+    Stored, not deflated: the file is served brotli-compressed, which then sees all the files at once (one
+    deflate stream per member compressed 3x worse), and the browser unpacks it without inflating.
+    The glue web/src/main.py is not in it: it is the worker's program, fetched by URL (pyodide-boot.mjs).
+    """
+    members = {arc: data for arc, data in sources.items() if arc + "c" not in compiled}
+    members.update(compiled)
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for pkg, src in (("engine", ROOT / "engine"), ("wire", ROOT / "wire"), ("app", WEB / "app")):
-            if not (src / "__init__.py").exists():
-                raise SystemExit(f"{src} is not a package (missing __init__.py)")
-            for f in sorted(src.rglob("*.py")):
-                if "__pycache__" in f.parts or "tests" in f.parts:
-                    continue
-                arc = f"{pkg}/{f.relative_to(src).as_posix()}"
-                info = zipfile.ZipInfo(arc, date_time=(2020, 1, 1, 0, 0, 0))
-                info.compress_type = zipfile.ZIP_DEFLATED
-                z.writestr(info, f.read_bytes())
-                names.append(arc)
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for arc, data in sorted(members.items()):
+            z.writestr(zipfile.ZipInfo(arc, date_time=(2020, 1, 1, 0, 0, 0)), data)
     data = buf.getvalue()
     # Versioned name: the archive type is detected from the extension, so no query string.
     name = f"lexio-{hashlib.sha256(data).hexdigest()[:12]}.zip"
     (out / name).write_bytes(data)
-    return name, names
+    return name
 
 
 def warm_imports(main_py: Path) -> str:
@@ -285,7 +347,7 @@ def _wire_size(f: Path) -> int:
     return f.stat().st_size
 
 
-def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
+def build(out: Path, relay: str, base: str = "/", bytecode: bool = True) -> dict[str, object]:
     t0 = time.perf_counter()
     tmp = out.with_name(out.name + ".tmp")
     if tmp.exists():
@@ -293,9 +355,15 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     tmp.mkdir(parents=True)
     unpack_runtime(tmp)
     emoji_css = unpack_emoji(tmp)
-    bundle, members = bundle_python(tmp)
-    header, body = render_shell()
     src = WEB / "src"
+    sources = python_sources()
+    members = sorted(sources)
+    compiled: dict[str, bytes] = {}
+    if bytecode:
+        probe = warm_imports(src / "main.py").split(", ")
+        compiled = compile_first_path(tmp / RUNTIME_DIRS["pyodide"], sources, probe)
+    bundle = bundle_python(tmp, sources, compiled)
+    header, body = render_shell()
     for f in src.iterdir():
         if f.is_file() and f.name != "lexio.css":  # inlined into index.html below
             shutil.copyfile(f, tmp / f.name)
@@ -306,7 +374,7 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     version = bundle[6:-4]
     runtime_files = sorted(f for d in RUNTIME_DIRS.values() for f in (tmp / d).iterdir() if f.is_file())
     counts = precompress(runtime_files)
-    # What a first visit downloads before Python runs (for the progress bar): the runtime PyScript loads.
+    # What a first visit downloads before Python runs (for the progress bar): the runtime the worker loads.
     startup = [tmp / RUNTIME_DIRS["pyodide"] / n for n in PYODIDE_FILES] + [tmp / bundle]
     # Counted as the worker receives them (pyodide-boot.mjs): decoded bytes, i.e. the files' own sizes.
     runtime = sum(f.stat().st_size for f in startup if f.exists())
@@ -329,15 +397,13 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
     (tmp / "index.html").write_text(index, encoding="utf-8")
     boot = tmp / "pyodide-boot.mjs"
     boot.write_text(fill(boot.read_text(encoding="utf-8")), encoding="utf-8")
-    # PyScript config: the interpreter is our wrapper of the local pyodide.mjs (no CDN; it also unpacks the
-    # app bundle and keeps the interpreter snapshot). Absolute path: PyScript resolves it against the page's
-    # address, and tables live at BASE/t/ID.
-    pyconfig = {"interpreter": f"{base}pyodide-boot.mjs"}
-    (tmp / "pyscript.json").write_text(json.dumps(pyconfig), encoding="utf-8")
     (tmp / "config.json").write_text(json.dumps({"relay": relay}), encoding="utf-8")
     sizes = {f.relative_to(tmp).as_posix(): f.stat().st_size for f in tmp.rglob("*") if f.is_file()}
     (tmp / "manifest.json").write_text(
-        json.dumps({"build": version, "python": members, "sizes": sizes}, indent=1), encoding="utf-8"
+        json.dumps(
+            {"build": version, "python": members, "bytecode": sorted(compiled), "sizes": sizes}, indent=1
+        ),
+        encoding="utf-8",
     )
     rest = sorted(f for f in tmp.rglob("*") if f.is_file() and f not in set(runtime_files))
     for ext, n in precompress(rest).items():
@@ -352,6 +418,7 @@ def build(out: Path, relay: str, base: str = "/") -> dict[str, object]:
         "files": len(sizes),
         "gz": counts[".gz"],
         "br": counts[".br"],
+        "bytecode": len(compiled),
         "seconds": round(time.perf_counter() - t0, 2),
     }
 
@@ -376,6 +443,11 @@ def main(argv: list[str] | None = None) -> int:
         choices=sorted(PACKAGES),
         help="only fetch (hash-checked) these packages into the npm cache and stop, e.g. the test tools",
     )
+    ap.add_argument(
+        "--sources-only",
+        action="store_true",
+        help="ship the Python sources without the first path's bytecode (no Node needed; slower first visit)",
+    )
     args = ap.parse_args(argv)
     if args.fetch:
         for key in args.fetch:
@@ -383,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     out = args.out if args.out.is_absolute() else Path.cwd() / args.out
     base = "/" + args.base.strip("/") + "/" if args.base.strip("/") else "/"
-    info = build(out, args.relay, base)
+    info = build(out, args.relay, base, bytecode=not args.sources_only)
     print(" ".join(f"{k}={v}" for k, v in info.items()))
     return 0
 

@@ -52,24 +52,25 @@ def _built() -> Path:
 
 def test_the_built_site_names_no_other_host() -> None:
     dist = _built()
-    config = json.loads((dist / "pyscript.json").read_text())
-    assert config["interpreter"].startswith("/") and "//" not in config["interpreter"]
     index = (dist / "index.html").read_text()
     for url in re.findall(r'(?:src|href)="([^"]+)"', index):
         assert not re.match(r"^[a-z]+:|^//", url) or url.startswith("data:"), url
-    boot = (dist / config["interpreter"].lstrip("/")).read_text()
+    worker = re.search(r'new Worker\("([^"]+)"', index)
+    assert worker is not None and worker.group(1).startswith("/") and "//" not in worker.group(1)
+    boot = (dist / "pyodide-boot.mjs").read_text()
     for url in re.findall(r'(?:from |at\()"([^"]+)"', boot):
         assert url.startswith("/") and "//" not in url, url
 
 
-def test_pyscript_loads_pyodide_through_the_snapshot_wrapper() -> None:
-    """The interpreter module PyScript imports is ours: it re-exports Pyodide's version, loads the local
-    runtime, unpacks this build's bundle and keys the interpreter snapshot by this build."""
+def test_the_page_starts_its_worker_through_the_snapshot_wrapper() -> None:
+    """The page starts our worker module (issue 28: no PyScript in between): it loads the local runtime,
+    unpacks this build's bundle and keys the interpreter snapshot by this build."""
     dist = _built()
-    config = json.loads((dist / "pyscript.json").read_text())
-    assert config == {"interpreter": "/pyodide-boot.mjs"}
-    boot = (dist / "pyodide-boot.mjs").read_text()
     build_id = json.loads((dist / "manifest.json").read_text())["build"]
+    index = (dist / "index.html").read_text()
+    assert f'new Worker("/pyodide-boot.mjs?v={build_id}", {{type: "module"}})' in index
+    assert "pyscript" not in index.lower()
+    boot = (dist / "pyodide-boot.mjs").read_text()
     assert not re.search(r"__[A-Z]+__", boot.replace("__NAME__", "")), "a placeholder was left unfilled"
     assert 'from "/runtime/pyodide-314.0.7/pyodide.mjs"' in boot and "export {version}" in boot
     assert f'"/lexio-{build_id}.zip"' in boot and (dist / f"lexio-{build_id}.zip").exists()

@@ -1,11 +1,13 @@
-"""Browser glue (the PyScript entry; runs in PyScript's worker): the browser's doors, and the app's start.
+"""Browser glue (the worker's program, run by web/src/pyodide-boot.mjs): the browser's doors, and the app's
+start.
 
 All decisions are in the plain-Python ``app`` package (``app.glue.client.Client`` and its parts); this file
 implements the doors they use (``app.glue.doors``: the page, WebSocket, timers, HTTP, tasks) with Pyodide's
-``js`` module. A synchronous call into the main thread costs 1-15 ms on a loaded machine, so the page is
-touched through few doors: its state at start is read once (``window.lexioBoot``), UI events arrive as one
-JSON string each on a MessagePort handed to the page at start (``sync.ui`` too, the bootstrap's fallback),
-and every render leaves as one JSON patch posted to the page (applied by ``window.lexioPatch`` there).
+``js`` module. The page and this worker only exchange messages: the page's state at start came with the
+worker's first message (``js.lexioBootData``), UI events arrive as one JSON string each (handed to
+:meth:`App.on_ui` through ``js.lexioListen``), every render leaves as one JSON patch posted to the page
+(applied by ``window.lexioPatch`` there), and ``"lexio-ready"`` tells the page to hand over the events it
+kept while Python was starting.
 
 The modules imported at the top are those a returning visitor's interpreter snapshot holds compiled
 (web/build.py reads them: ``warm_imports``).
@@ -22,19 +24,15 @@ import json
 import random
 import time
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING
 
 import js
 
-BOOT = {"python": float(js.performance.now())}  # ms since this worker started (its own time origin)
-from app import render, state  # noqa: F401  (the first screen's: named for the snapshot, see above)
+# ms since this worker started (its own time origin), and how the runtime started
+BOOT: dict[str, float | str] = {"python": float(js.performance.now())}
+from app import loader, render, state  # noqa: F401  (the first screen's: named for the snapshot, see above)
 from app.glue.client import Client
 from app.glue.session import Address
 from pyodide.ffi import create_once_callable, create_proxy
-from pyscript import sync, window
-
-if TYPE_CHECKING:
-    from pyodide.ffi import JsProxy
 
 BOOT["imports"] = float(js.performance.now())
 # A returning visitor's interpreter comes from a snapshot (pyodide-boot.mjs), random's state included:
@@ -43,8 +41,12 @@ random.seed()
 with contextlib.suppress(Exception):  # set by pyodide-boot.mjs: did this start come from a snapshot?
     BOOT["snapshot"] = bool(js.lexioRuntime.snapshot)
     BOOT["runtime_ms"] = float(js.lexioRuntime.ms)
+    BOOT["phases"] = str(js.lexioRuntime.phases)
 
 
+PREFETCH_IDLE_S = 0.2  # the modules off the first path load one by one when no UI event came for this long
+PREFETCH_AFTER_MS = 300  # after the first answer (its trailing work: the lobby's fetches, the socket)
+PREFETCH_EVERY_MS = 20
 IDLE_GC_S = 1.0  # no UI event for this long, and no collection for this long: collect (in tick)
 GC_AT_LEAST_S = 30.0
 # Looked up once: each ``js.<name>`` access crosses the FFI and makes a new proxy.
@@ -138,8 +140,8 @@ class App:
     cycle collector runs."""
 
     def __init__(self) -> None:
-        # One call for everything the page knows at start (each call into the page is a round trip).
-        boot = json.loads(str(window.lexioBoot()))
+        # Everything the page knew at start, sent with the worker's first message (pyodide-boot.mjs).
+        boot = json.loads(str(js.lexioBootData))
         url = js.URL.new(str(boot["href"]))
         origin = str(url.origin)
         # The site may live under a sub-path (<base href> set by web/build.py --base).
@@ -163,8 +165,8 @@ class App:
             rng=random.Random(),
         )
         self.last_ui = self.last_gc = time.monotonic()
-        self.ui_port: JsProxy | None = None
-        sync.ui = self.on_ui
+        self.prefetched: set[str] = set()
+        self.prefetch_next = create_proxy(self.prefetch)
 
     def on_ui(self, text: str) -> None:
         try:
@@ -189,19 +191,32 @@ class App:
             self.last_gc = now
             gc.collect()
 
+    def prefetch(self) -> None:
+        """Load the next module off the first path (app.loader.PREFETCH), while the player is idle: each is a
+        slice of a few ms to a few tens of ms, and a player who reaches the replay or the analysis finds it
+        loaded. Then everything is frozen again, out of the idle collections' sight."""
+        if time.monotonic() - self.last_ui < PREFETCH_IDLE_S:
+            js.setTimeout(self.prefetch_next, PREFETCH_IDLE_S * 1000)
+            return
+        try:
+            name = loader.prefetch_one(self.prefetched)
+        except Exception as err:  # on first use it will be tried again, and say why there
+            js.console.error(f"lexio prefetch error: {err!r}")
+            name = ""
+        if name is None:
+            gc.collect()
+            gc.freeze()
+            return
+        js.setTimeout(self.prefetch_next, PREFETCH_EVERY_MS)
+
     async def start(self) -> None:
-        window.lexioAttach()  # from now on, patches posted by this worker are applied
-        # UI events come on a port of their own: a plain message per event, where PyScript's ``sync`` call
-        # adds its own dispatch and a reply message per keystroke.
-        channel = js.MessageChannel.new()
-
-        def ui_message(ev: js.MessageEvent) -> None:
-            self.on_ui(ev.data)
-
-        channel.port1.onmessage = create_proxy(ui_message)
-        self.ui_port = channel.port1  # kept: the port lives as long as a reference to it
-        POST("lexio-port", js.Array.of(channel.port2))
+        js.lexioListen(create_proxy(self.on_ui))  # each UI event the page posts to this worker
         relay = self.params.get("relay")
+        if _is_null(relay):
+            # config.json's relay, read by pyodide-boot.mjs while Pyodide loaded ("": this origin); if it
+            # could not be read (null), load_config asks for it again.
+            configured = js.lexioConfigRelay
+            relay = None if _is_null(configured) else (str(configured) or self.client.session.addr.origin)
         await self.client.api.load_config(None if _is_null(relay) else str(relay))
         js.setInterval(create_proxy(self.tick), 250)
         demo = self.params.get("demo")
@@ -214,7 +229,8 @@ class App:
         gc.collect()
         gc.freeze()
         gc.disable()
-        window.lexioFlush()  # events queued while Python was starting, then each as it comes
+        POST("lexio-ready")  # the page hands over the events it kept while Python was starting
+        js.setTimeout(self.prefetch_next, PREFETCH_AFTER_MS)
 
 
 APP = App()

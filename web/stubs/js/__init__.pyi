@@ -13,6 +13,8 @@ class _Runtime:
 
     snapshot: bool
     ms: float
+    # ms since the worker started, comma-separated: start, runtime loaded, bundle, unpacked, imports, end
+    phases: str
 
 class _Date:
     def now(self) -> float: ...
@@ -69,6 +71,12 @@ class _Console:
 
 performance: _Performance
 lexioRuntime: _Runtime
+lexioBootData: str  # set by pyodide-boot.mjs: the page's state at start (JSON)
+lexioConfigRelay: str | None  # set by pyodide-boot.mjs: config.json's relay (None: unread)
+
+def lexioListen(handler: JsProxy) -> None:
+    """Set by pyodide-boot.mjs: ``handler`` gets each UI event the page posts (a JSON string)."""
+
 Date: _Date
 Array: _Array
 JSON: _Json
