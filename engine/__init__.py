@@ -34,11 +34,13 @@ from engine.events import (
 )
 from engine.fold import FOLDED_EVENTS, fold_view
 from engine.game import (
+    DAY_SECONDS,
     MAX_SEATS,
     MIN_SEATS,
     RESERVE_MAX,
     RESERVE_REFILL_MS,
     SCORELESS_ROUNDS,
+    TURN_DAYS,
     Command,
     CreateTable,
     GameState,
@@ -51,10 +53,12 @@ from engine.game import (
     TimeoutPass,
     apply,
     decide,
+    is_correspondence,
     new_state,
     replay,
     reserve_at,
     scoreless_limit,
+    turn_seconds_allowed,
 )
 from engine.moves import Move, Pass, Place, Swap, Tile, tile_from_dict, tiles_from_json
 from engine.notation import format_move, parse_move
@@ -102,6 +106,10 @@ __all__ = [  # noqa: RUF022  (grouped by topic, errors appended)
     "RESERVE_MAX",
     "RESERVE_REFILL_MS",
     "SCORELESS_ROUNDS",
+    "DAY_SECONDS",
+    "TURN_DAYS",
+    "is_correspondence",
+    "turn_seconds_allowed",
     "scoreless_limit",
     "Command",
     "CreateTable",

@@ -65,12 +65,14 @@ from engine.scoring import analyse
 from engine.variants import BLANK, DEFAULT_VARIANT, LETTERS, Variant, get_variant
 
 __all__ = [
+    "DAY_SECONDS",
     "MAX_SEATS",
     "MIN_SEATS",
     "NAME_MAX",
     "RESERVE_MAX",
     "RESERVE_REFILL_MS",
     "SCORELESS_ROUNDS",
+    "TURN_DAYS",
     "TURN_SECONDS_DEFAULT",
     "TURN_SECONDS_MAX",
     "TURN_SECONDS_MIN",
@@ -87,10 +89,12 @@ __all__ = [
     "apply",
     "decide",
     "is_bot_name",
+    "is_correspondence",
     "new_state",
     "replay",
     "reserve_at",
     "scoreless_limit",
+    "turn_seconds_allowed",
 ]
 
 MIN_SEATS: Final = 2
@@ -105,6 +109,23 @@ SCORELESS_ROUNDS: Final = 2
 TURN_SECONDS_DEFAULT: Final = 120
 TURN_SECONDS_MIN: Final = 30
 TURN_SECONDS_MAX: Final = 600
+# Correspondence play (issue 31): besides 30-600 s, a turn may last exactly this many days. The one list of
+# allowed turn times is here (:func:`turn_seconds_allowed`); the relay and the page derive theirs from it.
+DAY_SECONDS: Final = 86_400
+TURN_DAYS: Final = (1, 2, 3, 7)
+
+
+def turn_seconds_allowed(secs: object) -> bool:
+    """Whether ``secs`` is an allowed turn time: an int of 30 to 600 s, or exactly 1, 2, 3 or 7 days."""
+    if not isinstance(secs, int) or isinstance(secs, bool):
+        return False
+    return TURN_SECONDS_MIN <= secs <= TURN_SECONDS_MAX or secs in {d * DAY_SECONDS for d in TURN_DAYS}
+
+
+def is_correspondence(secs: int) -> bool:
+    """Whether a table whose turns last ``secs`` is played by correspondence (its turns counted in days)."""
+    return secs >= DAY_SECONDS
+
 
 Lexicon = Callable[[Sequence[str]], Sequence[str]]
 """Given the words of a play (upper case, blanks as their letter), returns those not in the word list."""
@@ -113,7 +134,8 @@ Lexicon = Callable[[Sequence[str]], Sequence[str]]
 # -- commands ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class CreateTable:
-    """Create the table: its variant and turn time (30-600 s); ``rated``: signed-in players only."""
+    """Create the table: its variant and turn time (30-600 s, or 1, 2, 3 or 7 days: see
+    :func:`turn_seconds_allowed`); ``rated``: signed-in players only."""
 
     variant: str = DEFAULT_VARIANT
     turn_seconds: int = TURN_SECONDS_DEFAULT
@@ -308,14 +330,11 @@ def _create(state: GameState, command: CreateTable, now_ms: int) -> list[Event]:
         raise TableExists("this table already exists")
     get_variant(command.variant)
     secs = command.turn_seconds
-    if (
-        not isinstance(secs, int)
-        or isinstance(secs, bool)
-        or not TURN_SECONDS_MIN <= secs <= TURN_SECONDS_MAX
-    ):
+    if not turn_seconds_allowed(secs):
         raise BadSetting(
-            f"turn time {secs!r} s is outside {TURN_SECONDS_MIN}..{TURN_SECONDS_MAX} s",
-            turn_seconds=str(secs),
+            f"turn time {secs!r:.40} s is outside {TURN_SECONDS_MIN}..{TURN_SECONDS_MAX} s"
+            f" and is not {', '.join(str(d) for d in TURN_DAYS)} days",
+            turn_seconds=str(secs)[:40],
             minimum=TURN_SECONDS_MIN,
             maximum=TURN_SECONDS_MAX,
         )

@@ -11,12 +11,20 @@ from relay.accounts.errors import AccountError
 from relay.accounts.history import seat_results
 from relay.accounts.moderation import ChatLine, NewReport
 from relay.accounts.nicknames import fold
+from relay.accounts.profiles import CORRESPONDENCE_MAX
 from relay.accounts.ratings import rated_game
 from relay.accounts.service import Accounts
 from relay.ratings import predict_win, speed_class
 from relay.tables.table import ChatSaid, RelayError, SeatRating, Suspension, Table
 
 log = logging.getLogger("lexio.relay")
+
+
+async def correspondence_full(accounts: Accounts, account_id: str) -> bool:
+    """Whether the account already sits at :data:`CORRESPONDENCE_MAX` games in days not finished (issue 31:
+    it may neither create nor join another). Raises sqlite3.Error / JournalUnavailable."""
+    count = await accounts.call(accounts.profiles.correspondence_count, account_id)
+    return count >= CORRESPONDENCE_MAX
 
 
 class TableMembers:
@@ -67,6 +75,9 @@ class TableMembers:
 
     async def reserved(self, table_id: str) -> frozenset[str] | None:
         return await self.accounts.call(self.accounts.ratings.reserved, table_id)
+
+    async def correspondence_full(self, account_id: str) -> bool:
+        return await correspondence_full(self.accounts, account_id)
 
     async def suspension(self, account_id: str | None, address: str) -> Suspension | None:
         ban = await self.accounts.call(self.accounts.moderation.ban_on, account_id, address)

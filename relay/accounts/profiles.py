@@ -5,13 +5,37 @@ Every query reads ``game_players`` through ``seat_accounts``: an account's games
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
+import engine
 from relay.accounts.db import Db
 from relay.accounts.history import PAGE, SeatResult
 from relay.accounts.ratings import RatedGame, RatingBook
 from relay.ratings import RatingChange
+
+# Issue 31: a player sits at this many correspondence games at once at most (``too_many_games`` beyond).
+CORRESPONDENCE_MAX: Final = 50
+# "My games" lists this many games not finished yet at most (every correspondence game, and then some).
+LIVE_LIMIT: Final = 100
+# A game's last move is looked for among its last events (refused plays are journaled too: ten at most in a
+# row, the reserve).
+LAST_EVENTS: Final = 16
+MOVE_TYPES: Final = frozenset({"placed", "swapped", "passed", "timed_out"})
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSeat:
+    """A seat of an account at a game not finished yet: the table, the seat, ``waiting`` or ``playing``,
+    when the table last changed (ms) and its turn time (s)."""
+
+    table_id: str
+    seat: int
+    status: str
+    updated_ms: int
+    turn_seconds: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,13 +227,60 @@ class Profiles:
             )
         return [(str(r[0]), int(r[1])) for r in rows]
 
-    def live(self, account_id: str, limit: int = 20) -> list[tuple[str, int, str]]:
-        """(table, seat, status) of the account's games not finished yet, last moved first."""
+    def live(self, account_id: str, limit: int = LIVE_LIMIT) -> list[LiveSeat]:
+        """The account's games not finished yet (waiting or playing), last moved first, at most ``limit``."""
         with self.db.transaction() as tx:
             rows = tx.rows(
-                "SELECT s.table_id, s.seat, t.status FROM seat_accounts s JOIN tables t ON t.id = s.table_id"
+                "SELECT s.table_id, s.seat, t.status, t.updated_ms, e.body"
+                " FROM seat_accounts s JOIN tables t ON t.id = s.table_id"
+                " JOIN events e ON e.table_id = s.table_id AND e.seq = 1"
                 " WHERE s.account_id = ? AND t.status IN ('waiting', 'playing')"
-                " ORDER BY t.updated_ms DESC LIMIT ?",
+                " ORDER BY t.updated_ms DESC, s.table_id LIMIT ?",
                 (account_id, limit),
             )
-        return [(str(r[0]), int(r[1]), str(r[2])) for r in rows]
+        return [LiveSeat(str(r[0]), int(r[1]), str(r[2]), int(r[3]), _turn_seconds(r[4])) for r in rows]
+
+    def correspondence_count(self, account_id: str) -> int:
+        """How many correspondence games (turns counted in days) the account sits at, not finished yet:
+        what the limit of :data:`CORRESPONDENCE_MAX` games at once counts."""
+        with self.db.transaction() as tx:
+            rows = tx.rows(
+                "SELECT e.body FROM seat_accounts s JOIN tables t ON t.id = s.table_id"
+                " JOIN events e ON e.table_id = s.table_id AND e.seq = 1"
+                " WHERE s.account_id = ? AND t.status IN ('waiting', 'playing')",
+                (account_id,),
+            )
+        return sum(1 for r in rows if engine.is_correspondence(_turn_seconds(r[0])))
+
+    def last_moves(self, table_ids: Sequence[str]) -> dict[str, dict[str, object]]:
+        """The last move of each table (its journaled event: ``placed``, ``swapped``, ``passed`` or
+        ``timed_out``), read among its last :data:`LAST_EVENTS` events; a table with none is left out."""
+        if not table_ids:
+            return {}
+        marks = ", ".join("?" for _ in table_ids)
+        with self.db.transaction() as tx:
+            rows = tx.rows(
+                f"SELECT e.table_id, e.seq, e.body FROM events e WHERE e.table_id IN ({marks})"
+                " AND e.seq > (SELECT MAX(m.seq) FROM events m WHERE m.table_id = e.table_id) - ?"
+                " ORDER BY e.table_id, e.seq",
+                (*table_ids, LAST_EVENTS),
+            )
+        out: dict[str, dict[str, object]] = {}
+        for r in rows:
+            try:
+                body = json.loads(r[2]) if isinstance(r[2], str | bytes) else r[2]
+            except ValueError:
+                continue
+            if isinstance(body, dict) and body.get("type") in MOVE_TYPES:
+                out[str(r[0])] = body  # ordered by seq: the last one stays
+        return out
+
+
+def _turn_seconds(body: object) -> int:
+    """A table's turn time, from its first event (TableCreated) as journaled; 0 if unreadable."""
+    try:
+        data = json.loads(body) if isinstance(body, str | bytes) else body
+    except ValueError:
+        return 0
+    secs = data.get("turn_seconds") if isinstance(data, dict) else None
+    return secs if isinstance(secs, int) and not isinstance(secs, bool) else 0

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from aiohttp import web
 
+import engine
 from relay.accounts.errors import AccountError
 from relay.accounts.nicknames import fold
 from relay.accounts.profiles import Game
@@ -18,6 +19,7 @@ from relay.accounts.store import Account
 from relay.http.accounts import answers, signed_in
 from relay.http.keys import ACCOUNTS_KEY, REFEREE_KEY
 from relay.http.views import game_record
+from relay.tables import Table
 
 MAX_PAGE = 10_000
 
@@ -121,31 +123,80 @@ async def _versus(request: web.Request) -> web.Response:
 
 
 async def _my_games(request: web.Request) -> web.Response:
-    """A signed-in player's games: those not finished first (with their players now), then the last
-    finished ones."""
+    """A signed-in player's games: those not finished first (issue 31: whose turn, the time left, the last
+    move, the scores; the games waiting for the player on top, soonest deadline first, then the others,
+    newest activity first), then the last finished ones."""
     account = await signed_in(request)
     accounts, referee = request.app[ACCOUNTS_KEY], request.app[REFEREE_KEY]
+    seats = await accounts.call(accounts.profiles.live, account.id)
+    moves = await accounts.call(accounts.profiles.last_moves, [s.table_id for s in seats])
+    now = referee.services.now_ms()
     live = []
-    for table_id, seat, status in await accounts.call(accounts.profiles.live, account.id):
-        table = await referee.services.host.read_table(table_id)
-        if table is None:
+    for seat in seats:
+        table = await referee.services.host.read_table(seat.table_id)
+        if table is None or table.status not in ("waiting", "playing"):
             continue
-        st = table.state
-        live.append(
-            {
-                "table": table_id,
-                "seat": seat,
-                "status": status,
-                "your_turn": st.turn == seat,
-                "players": [
-                    {"seat": i, "name": s.name, "bot": s.bot, "score": s.score}
-                    for i, s in enumerate(st.seats)
-                ],
-                "link": f"/t/{table_id}",
-            }
-        )
+        live.append(_live_json(referee.clock(table), table, seat.seat, moves.get(seat.table_id), now))
+    yours = sorted((g for g in live if g["your_turn"]), key=lambda g: (g["deadline_ms"], g["table"]))
+    others = sorted((g for g in live if not g["your_turn"]), key=lambda g: -g["activity_ms"])
     games, more = await accounts.call(accounts.profiles.games, account.id, 0)
-    return web.json_response({"live": live, "recent": [_game_json(g) for g in games], "more": more})
+    return web.json_response(
+        {
+            "live": [*yours, *others],
+            "your_turn": len(yours),
+            "now_ms": now,
+            "recent": [_game_json(g) for g in games],
+            "more": more,
+        }
+    )
+
+
+def _live_json(
+    clock: dict[str, Any], table: Table, seat: int, move: dict[str, object] | None, now: int
+) -> dict[str, Any]:
+    """One game of "my games" (docs/protocol.md, "My games"); ``move``: its last move's journaled event."""
+    st = table.state
+    turn, deadline = clock["turn"], clock["deadline_ms"]
+    names = [s.name for s in st.seats]
+    activity = table.created_ms if st.turn_started_ms is None else st.turn_started_ms
+    return {
+        "table": table.id,
+        "seat": seat,
+        "status": st.status,
+        "your_turn": st.status == "playing" and turn == seat,
+        "turn": turn,
+        "turn_name": names[turn] if isinstance(turn, int) and 0 <= turn < len(names) else None,
+        "turn_seconds": int(st.turn_seconds),
+        "correspondence": engine.is_correspondence(st.turn_seconds),
+        "deadline_ms": deadline,
+        "time_left_ms": None if deadline is None else max(0, deadline - now),
+        "activity_ms": activity,
+        "last_move": _last_move(move, names),
+        "players": [
+            {"seat": i, "name": s.name, "bot": s.bot, "score": s.score} for i, s in enumerate(st.seats)
+        ],
+        "link": f"/t/{table.id}",
+    }
+
+
+def _last_move(move: dict[str, object] | None, names: list[str]) -> dict[str, Any] | None:
+    """What the last move was, for everyone's eyes: who, what kind, the word and points of a placement, the
+    number of tiles of a swap (never which: the table does not see them either)."""
+    if move is None:
+        return None
+    seat = move.get("seat")
+    kind = {"placed": "place", "swapped": "swap", "passed": "pass", "timed_out": "timeout"}[str(move["type"])]
+    words, returned = move.get("words"), move.get("returned")
+    score = move.get("score")
+    return {
+        "seat": seat,
+        "name": names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else None,
+        "kind": kind,
+        "word": str(words[0]) if kind == "place" and isinstance(words, list) and words else None,
+        "score": score if kind == "place" and isinstance(score, int) else None,
+        "tiles": len(returned) if kind == "swap" and isinstance(returned, str) else None,
+        "at_ms": move.get("at"),
+    }
 
 
 async def _export(request: web.Request) -> web.Response:

@@ -95,6 +95,9 @@ async def _push_ctx(app: web.Application) -> AsyncIterator[None]:
     app[PUSH_KEY] = reminders = Reminders(
         accounts.db, sender, now_ms=lambda: referee.now_ms(), link=lambda t: link_of(config, t)
     )
+    referee.services.push = (
+        reminders  # the tables tell it when a turn begins and ends (relay/tables/turns.py)
+    )
 
     async def sweeping() -> None:
         while True:

@@ -11,9 +11,11 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
 
 import engine
+from relay.accounts.members import correspondence_full
+from relay.accounts.profiles import CORRESPONDENCE_MAX
 from relay.addresses import address_key
 from relay.http.accounts import current
-from relay.http.keys import BUS_KEY, CONFIG_KEY, LIMITS_KEY, METRICS_KEY, REFEREE_KEY
+from relay.http.keys import ACCOUNTS_KEY, BUS_KEY, CONFIG_KEY, LIMITS_KEY, METRICS_KEY, REFEREE_KEY
 from relay.http.lobby import live_games
 from relay.http.middlewares import forwarded_for, json_error
 from relay.journal import JournalUnavailable
@@ -82,8 +84,13 @@ async def create_table(request: web.Request) -> web.Response:
     turn_seconds = body.get("turn_seconds", config.turn_seconds)
     public = body.get("public", True)
     variant = body.get("variant", "lexio")
-    if not isinstance(turn_seconds, int) or isinstance(turn_seconds, bool):
-        return json_error(400, "bad_turn_seconds", "turn_seconds must be an integer 30-600")
+    if not engine.turn_seconds_allowed(turn_seconds):
+        return json_error(
+            400,
+            "bad_turn_seconds",
+            f"turn_seconds must be an integer 30-600, or 1, 2, 3 or 7 days ({engine.DAY_SECONDS} s each)",
+        )
+    assert isinstance(turn_seconds, int)
     if not isinstance(public, bool):
         return json_error(400, "bad_request", "public must be true or false")
     if not isinstance(variant, str):
@@ -92,8 +99,16 @@ async def create_table(request: web.Request) -> web.Response:
     if not isinstance(rated, bool):
         return json_error(400, "bad_request", "rated must be true or false")
     try:
-        if rated and await current(request) is None:
+        days = engine.is_correspondence(turn_seconds)
+        creator = await current(request) if rated or days else None
+        if rated and creator is None:
             return json_error(401, "not_signed_in", "a rated table is created by a signed-in player")
+        if days and creator is None:
+            return json_error(401, "not_signed_in", "a table in days is created by a signed-in player")
+        if days and creator is not None and await correspondence_full(request.app[ACCOUNTS_KEY], creator.id):
+            return json_error(
+                409, "too_many_games", f"{CORRESPONDENCE_MAX} games in days at once at most: finish one first"
+            )
     except (sqlite3.Error, JournalUnavailable):
         log.exception("accounts unavailable")
         return json_error(503, "accounts_unavailable", "accounts cannot be reached now; try again later")

@@ -12,7 +12,10 @@ nothing more than "your turn at table X, N hours left".
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Final, Protocol
+
+# Only correspondence turns push (an hour or more): a player at a 60 s table is at the table.
+MIN_TURN_SECONDS: Final = 3600
 
 
 class PushHooks(Protocol):

@@ -16,12 +16,12 @@ import logging
 from collections.abc import Callable
 
 from relay.accounts.db import Db
+from relay.push import MIN_TURN_SECONDS
 from relay.push.sender import Delivery, Sender, notice
 from relay.push.store import Due, PushStore, Subscription, run_db
 
 log = logging.getLogger("lexio.relay")
 
-MIN_TURN_SECONDS = 3600
 # The second notice goes when this share of the turn is used (the rest, 20 %, is left).
 LATE_SHARE = 0.8
 

@@ -35,7 +35,9 @@ class Seating:
         """Sits a person: a signed-in player under their nickname (the name typed is not used), a guest
         under ``name`` unless it is a registered nickname. Raises RelayError ``banned`` (the host banned the
         account or the address), ``blocked`` (a player seated at this private table blocks the account),
-        ``name_registered``, ``seat_reserved`` (a "play now" table formed for other players)."""
+        ``name_registered``, ``seat_reserved`` (a "play now" table formed for other players),
+        ``not_signed_in`` (a guest at a table in days), ``too_many_games`` (issue 31: already at
+        :data:`relay.accounts.profiles.CORRESPONDENCE_MAX` games in days)."""
         member, members = conn.member, self.s.members
         ban = await members.suspension(member.id if member else None, address_key(conn.peer))
         if ban is not None:
@@ -43,6 +45,11 @@ class Seating:
         reserved = await members.reserved(table.id) if table.state.rated else None
         if reserved is not None and (member is None or member.id not in reserved):
             raise RelayError("seat_reserved", "this table was formed by Play now for other players")
+        days = engine.is_correspondence(table.state.turn_seconds)
+        if days and member is None:
+            raise RelayError("not_signed_in", "a table in days seats signed-in players only: sign in first")
+        if days and member is not None and await members.correspondence_full(member.id):
+            raise RelayError("too_many_games", "you already play as many games in days as one may")
         if member is not None:
             name = member.nickname
             if not table.public:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 
 import engine
+from relay.tables.deadlines import Deadlines
 from relay.tables.services import TableServices
 from relay.tables.table import (
     CLOSE_RESTART,
@@ -18,15 +19,35 @@ from relay.tables.turns import Turns, _timeout_pass
 
 class Lifecycle:
     """The relay's own tasks: the sweeper (deadlines, grace, seats left before the start, freeing memory),
-    the journal checkpointer, and shutting down."""
+    the journal checkpointer, and shutting down.
+
+    The sweeper looks at the timed tables (turns in seconds) every tick, and at a correspondence table
+    (turns in days) only when its deadline falls due (relay/tables/deadlines.py): each table's next
+    deadline is scheduled when it is added to this relay (created, restored at the start, claimed in a
+    cluster) and after every step that changed it."""
 
     def __init__(self, services: TableServices, turns: Turns) -> None:
         self.s = services
         self.turns = turns
         self.tables = services.tables
+        self.deadlines = Deadlines()
+        self.tables.on_add = self.schedule
+        earlier = turns.after_step  # the computer players' (relay/tables/bots.py)
+
+        def after_step(table: Table) -> None:
+            earlier(table)
+            self.schedule(table)
+
+        turns.after_step = after_step
         self._sweeper: asyncio.Task[None] | None = None
         self._checkpointer: asyncio.Task[None] | None = None
         self._last_gc = 0
+
+    def schedule(self, table: Table) -> None:
+        """A correspondence table's next deadline (its turn's start in the journal plus its turn time) in
+        the sweeper's schedule; nothing for the other tables (looked at every tick)."""
+        if self.tables.days.get(table.id) is table:
+            self.deadlines.schedule(table.id, self.s.clock(table)["deadline_ms"])
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -77,26 +98,45 @@ class Lifecycle:
                 log.exception("sweep failed")
 
     async def sweep(self) -> None:
-        """Fire every due deadline: turn timeouts, disconnect grace, freeing seats left before the start."""
+        """Fire every due deadline: turn timeouts, disconnect grace, freeing seats left before the start;
+        at correspondence tables, only the turns whose deadline fell due (no grace, no seat freed: their
+        players are normally away)."""
         now = self.s.now_ms()
-        for table in list(self.tables.values()):
+        for table in list(self.tables.timed.values()):
             try:
                 if table.status == "playing" and self.s.due(table, now):
-                    await self.turns.run(
-                        table,
-                        None,
-                        _timeout_pass,
-                        kind="timeout",
-                        check=lambda t: self.s.due(t, self.s.now_ms()),
-                    )
+                    await self._time_out(table)
                 elif table.status == "waiting" and table.away_since:
                     await self._free_abandoned_seat(table, now)
             except Exception:
                 # One table whose journal refuses a commit must not hold up every other table's clock.
                 log.exception("timer action failed", extra={"fields": {"table": table.id}})
+        for table_id in self.deadlines.due(now):
+            days = self.tables.days.get(table_id)
+            if days is None:
+                continue  # freed from memory since (ended), or no longer served here
+            try:
+                if days.status == "playing" and self.s.due(days, now):
+                    await self._time_out(days)
+            except Exception:
+                log.exception("timer action failed", extra={"fields": {"table": table_id}})
+            finally:
+                # The next turn's deadline; the same one again if the time-out failed (tried next tick).
+                self.schedule(days)
         if now - self._last_gc >= 60_000:
             self._last_gc = now
             self.collect(now)
+            for days in list(self.tables.days.values()):
+                self.schedule(days)  # a no-op unless a deadline was missed: cheap, once a minute
+
+    async def _time_out(self, table: Table) -> None:
+        await self.turns.run(
+            table,
+            None,
+            _timeout_pass,
+            kind="timeout",
+            check=lambda t: self.s.due(t, self.s.now_ms()),
+        )
 
     async def _free_abandoned_seat(self, table: Table, now: int) -> None:
         limit = int(self.s.config.waiting_grace_seconds * 1000)

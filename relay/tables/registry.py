@@ -103,11 +103,12 @@ class Registry:
     ) -> tuple[Table, list[dict[str, Any]], RematchRow | None]:
         """A new table, its first events and its rematch link, not journaled yet. Raises RelayError
         bad_turn_seconds, engine.LexioError."""
-        if not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
+        if not engine.turn_seconds_allowed(turn_seconds):
             shown = str(turn_seconds) if abs(turn_seconds) < 10**9 else "a huge number"
             raise RelayError(
                 "bad_turn_seconds",
-                f"turn_seconds must be {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS}, got {shown}",
+                f"turn_seconds must be {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS}, or 1, 2, 3 or 7 days"
+                f" ({engine.DAY_SECONDS} s each), got {shown}",
                 turn_seconds=shown,
             )
         now = self.s.now_ms()

@@ -20,6 +20,8 @@ from relay.config import Config
 from relay.journal import Journal
 from relay.journal.sqlite import StoreError
 from relay.metrics import Metrics
+from relay.push import NO_PUSH, PushHooks
+from relay.tables.deadlines import TableIndex
 from relay.tables.table import (
     _SYSTEM_RANDOM,
     FULL_STATE_CACHE,
@@ -60,8 +62,11 @@ class TableServices:
         self.bot_driver = bot_driver
         # Signed-in players (relay/accounts): set by the app once the accounts are open.
         self.members: Members = NoMembers()
-        # Every live table by id: the registry adds and drops them; the others only look them up.
-        self.tables: dict[str, Table] = {}
+        # Web Push turn reminders (relay/push): set by the app once its VAPID key is loaded.
+        self.push: PushHooks = NO_PUSH
+        # Every live table by id: the registry adds and drops them; the others only look them up. The index
+        # also keeps the correspondence tables apart (relay/tables/deadlines.py: swept by their deadline).
+        self.tables: TableIndex = TableIndex()
         self.closed = False
         self.started = time.monotonic()
         # The last full states read back from SQLite (table id -> (its fold, full state)): snapshots asked
@@ -106,14 +111,15 @@ class TableServices:
 
     # -- clocks ----------------------------------------------------------------------------------------------
     def clock(self, table: Table) -> dict[str, Any]:
-        """The wire ``clock`` object of a table (docs/protocol.md): whose turn, its deadline, the grace."""
+        """The wire ``clock`` object of a table (docs/protocol.md): whose turn, its deadline, the grace (none
+        at a correspondence table: its players are normally away)."""
         st = table.state
         if st.status != "playing" or st.turn is None or st.turn_started_ms is None:
             return {"turn": None, "deadline_ms": None, "grace_deadline_ms": None}
         deadline = st.turn_started_ms + st.turn_seconds * 1000
         grace: int | None = None
         away = table.away_since.get(st.turn)
-        if away is not None and not table.is_bot(st.turn):
+        if away is not None and not table.is_bot(st.turn) and not engine.is_correspondence(st.turn_seconds):
             grace = max(away, st.turn_started_ms) + int(self.config.grace_seconds * 1000)
         return {"turn": st.turn, "deadline_ms": deadline, "grace_deadline_ms": grace}
 

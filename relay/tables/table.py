@@ -185,6 +185,10 @@ class Members(Protocol):
         """The accounts a "play now" table was formed for (only they may sit); None: anyone may."""
         ...
 
+    async def correspondence_full(self, account_id: str) -> bool:
+        """Whether the account sits at as many games in days (not finished) as one may (issue 31)."""
+        ...
+
     async def suspension(self, account_id: str | None, address: str) -> Suspension | None:
         """The ban in force on the account or the client address (its budget key), if any."""
         ...
@@ -227,6 +231,9 @@ class NoMembers:
 
     async def reserved(self, table_id: str) -> frozenset[str] | None:
         return None
+
+    async def correspondence_full(self, account_id: str) -> bool:
+        return False
 
     async def suspension(self, account_id: str | None, address: str) -> Suspension | None:
         return None

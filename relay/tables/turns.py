@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 
 import engine
 from relay.journal import JsonObject
 from relay.logs import event as log_event
+from relay.push import MIN_TURN_SECONDS as PUSH_MIN_TURN_SECONDS
 from relay.tables import resend
 from relay.tables.broadcast import Broadcaster
 from relay.tables.services import TableServices
@@ -32,6 +34,7 @@ class Turns:
         self.s = services
         self.tell = broadcaster
         self.after_step: Callable[[Table], None] = _nothing
+        self._push_tasks: set[asyncio.Task[None]] = set()
 
     async def run(
         self,
@@ -120,6 +123,7 @@ class Turns:
                 th, token_owner = hash_token(new_token), False
             rows.append((engine.event_to_dict(ev), th))
         first_seq = int(table.state.version) + 1
+        before = table.state
         changed = str(state.status) if state.status != table.state.status else None
         frame = resend.frame_row(table, conn, msg_id, digest, first_seq, events)
         await self.s.host.append(table, first_seq, rows, status=changed, now_ms=now, frame=frame)
@@ -155,6 +159,8 @@ class Turns:
             after()  # still under the lock: nothing can reach the table in between
         if changed != "ended" and any(isinstance(e, engine.SeatJoined | engine.SeatLeft) for e in events):
             await self.ratings_changed(table)  # who sits changed: their ratings, a rated table's chances
+        if state.turn_seconds >= PUSH_MIN_TURN_SECONDS and (before.turn != state.turn or changed is not None):
+            self._turn_moved(table, before, table.state)
         self.after_step(table)
         return events
 
@@ -169,6 +175,26 @@ class Turns:
         if fresh != table.ratings:
             table.ratings = fresh
             self.tell.ratings(table)
+
+    def _turn_moved(self, table: Table, before: engine.GameState, after: engine.GameState) -> None:
+        """Web Push (relay/push): the turn that ended and the one that began, told in the background (a push
+        service may take seconds to answer; the game does not wait). Only correspondence turns push."""
+        if after.turn_seconds < PUSH_MIN_TURN_SECONDS:
+            return
+        push, ended = self.s.push, before.turn if before.status == "playing" else None
+        began = after.turn if after.status == "playing" else None
+        account = after.seats[began].account if began is not None else None
+        deadline = self.s.clock(table)["deadline_ms"] if began is not None else None
+
+        async def tell() -> None:
+            if ended is not None:
+                await push.turn_ended(table.id, ended)
+            if began is not None and deadline is not None:
+                await push.turn_began(table.id, began, account, int(deadline), int(after.turn_seconds))
+
+        task = asyncio.get_running_loop().create_task(tell())
+        self._push_tasks.add(task)  # kept until done: a task nobody holds may be collected mid-way
+        task.add_done_callback(self._push_tasks.discard)
 
     async def _record_end(self, table: Table) -> None:
         # After the end is committed: a failure here loses nothing (the history is filled in from the

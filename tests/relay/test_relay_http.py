@@ -230,11 +230,12 @@ async def test_the_word_list_is_never_served(web_relay: RunningRelay, session: a
         "/api/users/{nickname}",
         "/api/users/{nickname}/versus/{other}",
         "/api/leaderboard/{speed}",
+        "/api/push/key",
     } | {
         f"/api/account/{p}"
         for p in ("signup/options", "signup", "signin/options", "signin", "signout", "signout-all", "claim",
                   "passkeys/options", "passkeys", "passkeys/rename", "passkeys/remove", "recover/options",
-                  "recover", "delete", "export", "blocks", "blocks/remove")
+                  "recover", "delete", "export", "blocks", "blocks/remove", "push", "push/remove")
     }  # fmt: skip
     assert routes - accounts == {
         "/api/tables",

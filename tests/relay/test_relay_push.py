@@ -17,7 +17,7 @@ import aiohttp
 import pytest
 from accountkit import Browser
 from harness.push_endpoint import PushEndpoint, Subscriber, b64url
-from relaykit import FakeClock, RunningRelay, start_relay
+from relaykit import FakeClock, Player, RunningRelay, create_table, start_relay, wait_until
 
 from relay.accounts.db import Db, PostgresDb, migrate
 from relay.accounts.errors import AccountError
@@ -372,3 +372,27 @@ def test_the_store_never_lets_a_subscription_change_hands(tmp_path: Path) -> Non
     assert store.subscriptions("a") == [sub] and store.subscriptions("b") == []
     assert os.path.exists(tmp_path / "a.sqlite3")
     db.close()
+
+
+async def test_a_move_at_a_days_table_tells_the_next_player_their_turn_through_push(
+    prelay: RunningRelay, push: PushEndpoint
+) -> None:
+    zoe, _ = await player(prelay, "zoe")
+    max_, _ = await player(prelay, "max")
+    phone = await subscribed(max_, push)
+    table_id = await create_table(zoe.session, prelay, turn_seconds=DAY_S)
+    pz = await Player.connect(zoe.session, prelay, table_id)
+    await pz.join("zoe")
+    pm = await Player.connect(max_.session, prelay, table_id)
+    await pm.join("max")
+    assert (await pz.send({"type": "start"}))["type"] == "ack"  # Zoe first: she subscribed nothing
+    await pm.wait_seq(pz.seq)
+    assert (await pz.send({"type": "pass"}))["type"] == "ack"
+    await wait_until(lambda: len(push.to(phone)) == 1)
+    (got,) = push.to(phone)
+    assert_notice(got.payload, table_id, rf"À vous de jouer à la table {table_id} : il reste 24 h\.")
+    assert push.problems == []
+    for p in (pz, pm):
+        await p.close()
+    await zoe.close()
+    await max_.close()

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from app.i18n_account import STRINGS as _ACCOUNT
 from app.i18n_analysis import STRINGS as _ANALYSIS
+from app.i18n_correspondence import STRINGS as _CORRESPONDENCE
 from app.i18n_follow import STRINGS as _FOLLOW
 from app.i18n_moderation import STRINGS as _MODERATION
 from app.i18n_playnow import STRINGS as _PLAYNOW
@@ -333,6 +334,7 @@ STRINGS.update(_PROFILE)  # issue 29: profiles, my games
 STRINGS.update(_MODERATION)  # issue 29: block, report, bans
 STRINGS.update(_RATINGS)  # issue 30: ratings, leaderboards
 STRINGS.update(_PLAYNOW)  # issue 30: play now
+STRINGS.update(_CORRESPONDENCE)  # issue 31: correspondence play, my games
 
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}

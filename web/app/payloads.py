@@ -300,6 +300,7 @@ class Patch(TypedDict, total=False):
     copy: str  # to the clipboard
     lang: str
     title: str
+    badge: int  # issue 31: games waiting for the player (navigator.setAppBadge; 0: clearAppBadge)
     sound: int
     notify: list[str]  # [title, body]
     ts: float

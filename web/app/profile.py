@@ -52,6 +52,24 @@ class LiveGame:
     status: str  # waiting | playing
     your_turn: bool
     players: tuple[GamePlayer, ...]
+    # issue 31: whose turn (a name), the turn time, the time left when the relay answered, the last move
+    turn_name: str | None = None
+    turn_seconds: int = 0
+    correspondence: bool = False
+    time_left_ms: int | None = None
+    last_move: LastMove | None = None
+
+
+@dataclass(frozen=True)
+class LastMove:
+    """A live game's last move as everyone saw it: who, ``place`` / ``swap`` / ``pass`` / ``timeout``, the
+    main word and points of a placement, the number of tiles of a swap."""
+
+    name: str
+    kind: str
+    word: str | None = None
+    score: int | None = None
+    tiles: int | None = None
 
 
 @dataclass(frozen=True)
@@ -99,10 +117,15 @@ class MyGames:
     recent: list[FinishedGame] = field(default_factory=list)
     more: bool = False
     turn_names: dict[str, str] = field(default_factory=dict)  # table -> the name of the player on turn
+    your_turn: int = 0  # issue 31: how many games wait for this player (the title, the app's badge)
 
     def read(self, data: Mapping[str, object]) -> None:
+        """The relay's answer; the live games in its order (the player's turn first, soonest deadline
+        first, then newest activity first)."""
         self.loaded = True
         self.live = [g for g in (_live(x) for x in _list(data.get("live"))) if g is not None]
+        self.turn_names.update({g.table: g.turn_name for g in self.live if g.turn_name})
+        self.your_turn = sum(1 for g in self.live if g.your_turn)
         self.recent = read_games(data.get("recent"))
         self.more = data.get("more") is True
 
@@ -164,6 +187,24 @@ def _live(raw: object) -> LiveGame | None:
         status=_str(raw.get("status")) or "playing",
         your_turn=raw.get("your_turn") is True and raw.get("status") == "playing",
         players=_players(raw.get("players")),
+        turn_name=_str(raw.get("turn_name")) or None,
+        turn_seconds=_int(raw.get("turn_seconds")),
+        correspondence=raw.get("correspondence") is True,
+        time_left_ms=_int(raw.get("time_left_ms")) if isinstance(raw.get("time_left_ms"), int) else None,
+        last_move=_last_move(raw.get("last_move")),
+    )
+
+
+def _last_move(raw: object) -> LastMove | None:
+    if not isinstance(raw, dict) or _str(raw.get("kind")) not in ("place", "swap", "pass", "timeout"):
+        return None
+    score, tiles = raw.get("score"), raw.get("tiles")
+    return LastMove(
+        name=_str(raw.get("name")) or "?",
+        kind=_str(raw.get("kind")),
+        word=_str(raw.get("word")) or None,
+        score=_int(score) if isinstance(score, int) else None,
+        tiles=_int(tiles) if isinstance(tiles, int) else None,
     )
 
 

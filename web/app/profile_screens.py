@@ -14,7 +14,8 @@ from html import escape
 from app import rating_chart
 from app.i18n import Translator
 from app.i18n_profile import MONTHS
-from app.profile import FinishedGame, GamePlayer, LiveGame, MyGames, ProfileState, address
+from app.profile import FinishedGame, GamePlayer, LastMove, LiveGame, MyGames, ProfileState, address
+from app.screens import duration
 
 
 def _e(value: object) -> str:
@@ -328,6 +329,7 @@ def _live_row(g: LiveGame, tr: Translator, turn_name: str | None) -> str:
         for p in g.players
     )
     action = tr.t("my_play") if g.your_turn else tr.t("my_open")
+    details = _live_details(g, tr)
     link = open_link(
         "t/" + g.table,
         action,
@@ -336,7 +338,53 @@ def _live_row(g: LiveGame, tr: Translator, turn_name: str | None) -> str:
     )
     return (
         f'<li data-testid="my-live" data-table="{_e(g.table)}" data-your-turn="{str(g.your_turn).lower()}">'
-        f"<span>{scores}</span> {state} {link}</li>"
+        f"<span>{scores}</span> {state} {details}{link}</li>"
+    )
+
+
+def time_left(tr: Translator, ms: int) -> str:
+    """The time left on a turn in words, the two largest units: "Il reste 2 jours et 3 heures",
+    "5 minutes left"; "Temps écoulé" at zero."""
+    secs = max(0, ms) // 1000
+    if secs <= 0:
+        return tr.t("left_none")
+    days, hours, minutes = secs // 86_400, secs % 86_400 // 3600, secs % 3600 // 60
+    if days:
+        parts = [tr.t("days_short", n=days)] + ([tr.t("hours_word", n=hours)] if hours else [])
+    elif hours:
+        parts = [tr.t("hours_word", n=hours)] + ([tr.t("minutes_word", n=minutes)] if minutes else [])
+    elif minutes:
+        parts = [tr.t("minutes_word", n=minutes)]
+    else:
+        parts = [tr.t("seconds_word", n=secs)]
+    return tr.t("left_two", a=parts[0], b=parts[1]) if len(parts) == 2 else tr.t("left_one", a=parts[0])
+
+
+def last_move(tr: Translator, move: LastMove | None) -> str:
+    """A game's last move in words: "Dernier coup : Zoé, MAISON (+24)", "... Max a passé"."""
+    if move is None:
+        return tr.t("last_none")
+    if move.kind == "place":
+        return tr.t("last_place", name=move.name, word=move.word or "?", score=move.score or 0)
+    if move.kind == "swap":
+        return tr.t("last_swap", name=move.name, n=move.tiles or 0)
+    return tr.t("last_pass" if move.kind == "pass" else "last_timeout", name=move.name)
+
+
+def _live_details(g: LiveGame, tr: Translator) -> str:
+    """Issue 31: the turn time, the time left (words, not only digits) and the last move of a game in play."""
+    if g.status != "playing":
+        return ""
+    parts = []
+    if g.turn_seconds > 0:
+        parts.append(tr.t("turn_time_each", time=duration(tr, g.turn_seconds)))
+    if g.time_left_ms is not None:
+        parts.append(f'<span data-testid="my-time-left">{_e(time_left(tr, g.time_left_ms))}</span>')
+    parts.append(f'<span data-testid="my-last-move">{_e(last_move(tr, g.last_move))}</span>')
+    return (
+        '<span class="muted my-details">'
+        + " · ".join(p if p.startswith("<") else _e(p) for p in parts)
+        + "</span> "
     )
 
 
@@ -363,8 +411,14 @@ def my_games(mg: MyGames, tr: Translator, me: str | None) -> str:
     parts = []
     if mg.live:
         rows = "".join(_live_row(g, tr, mg.turn_names.get(g.table)) for g in mg.live)
+        waiting = (
+            f' <span class="my-count" data-testid="my-count">({_e(tr.t("my_waiting_count", n=mg.your_turn))})'
+            "</span>"
+            if mg.your_turn
+            else ""
+        )
         parts.append(
-            f'<h3 id="my-live-title">{_e(tr.t("my_live"))}</h3>'
+            f'<h3 id="my-live-title">{_e(tr.t("my_live"))}{waiting}</h3>'
             f'<ul class="tables" aria-labelledby="my-live-title" data-testid="my-live-list">{rows}</ul>'
         )
     if mg.recent:

@@ -16,6 +16,7 @@ from app.i18n import Translator
 from app.lobby import free_seats, host_name
 from app.members import seat_name_html
 from app.state import TURN_CHOICES, UiState
+from engine.game import DAY_SECONDS, TURN_DAYS
 
 if TYPE_CHECKING:
     from app.payloads import GameEvent, SeatView, TableSummary
@@ -28,7 +29,9 @@ def _e(value: object) -> str:
 
 
 def duration(tr: Translator, seconds: int) -> str:
-    """A turn time as the form's list says it: "30 s", "1,5 min" / "1.5 min", "2 min"."""
+    """A turn time as the form's list says it: "30 s", "1,5 min" / "1.5 min", "2 min", "3 jours"."""
+    if seconds >= DAY_SECONDS and seconds % DAY_SECONDS == 0:
+        return tr.t("days_short", n=seconds // DAY_SECONDS)
     if seconds < 60:
         return tr.t("seconds_short", n=seconds)
     text = tr.t("minutes_short", n=round(seconds / 60, 1)).replace(".0", "")
@@ -128,13 +131,28 @@ def _rated_field(state: UiState, tr: Translator) -> str:
     )
 
 
+def _turn_options(state: UiState, tr: Translator) -> str:
+    """The turn times offered: seconds and minutes to everyone; days (issue 31, correspondence) to a
+    signed-in player only, in a group of their own."""
+
+    def option(s: int) -> str:
+        chosen = " selected" if s == state.turn_seconds else ""
+        return f'<option value="{s}"{chosen}>{_e(duration(tr, s))}</option>'
+
+    live = "".join(option(s) for s in TURN_CHOICES)
+    if state.member is None:
+        return live
+    days = "".join(option(d * DAY_SECONDS) for d in TURN_DAYS)
+    return (
+        f'<optgroup label="{_e(tr.t("turn_speed_group"))}">{live}</optgroup>'
+        f'<optgroup label="{_e(tr.t("turn_days_group"))}">{days}</optgroup>'
+    )
+
+
 def home(state: UiState, tr: Translator, my_games: str = "", listed: Set[str] = frozenset()) -> str:
     """``my_games``: a signed-in player's games (app.profile_screens.my_games), first; ``listed``: the tables
     it lists, left out of this browser's own tables below it (never twice)."""
-    options = "".join(
-        f'<option value="{s}"{" selected" if s == state.turn_seconds else ""}>{_e(duration(tr, s))}</option>'
-        for s in TURN_CHOICES
-    )
+    options = _turn_options(state, tr)
     mine = my_tables(state, tr, listed)
     return (
         '<section class="home" aria-labelledby="home-title">'

@@ -114,15 +114,29 @@ class Profiles:
             mg = MyGames()
             mg.read(data)
             ses.my_games = mg
+            self._count_in_title(mg.your_turn)
             await self._turns(mg)
         elif status == 401:
             ses.my_games = MyGames()
+            self._count_in_title(0)
         self.renderer.render()
+
+    def _count_in_title(self, waiting: int) -> None:
+        """Issue 31: the games waiting for the player, in the page title ("(2) Lexio — 2 parties à vous")
+        and as ``badge`` (the page sets the app icon's badge with it where the browser can:
+        ``navigator.setAppBadge``, cleared at 0)."""
+        tr = self.session.tr
+        self.page.patch["title"] = tr.t("title_games_waiting", n=waiting) if waiting else tr.t("title_plain")
+        self.page.patch["badge"] = waiting
 
     async def _turns(self, mg: MyGames) -> None:
         """Whose turn it is in the games that are not the player's turn (the table's public summary):
         "Bob's turn" says more than "another player's"."""
-        others = [g.table for g in mg.live if g.status == "playing" and not g.your_turn][:10]
+        others = [
+            g.table
+            for g in mg.live
+            if g.status == "playing" and not g.your_turn and g.table not in mg.turn_names
+        ][:10]
         if not others:
             return
         answers = await asyncio.gather(*(self.api.call("GET", f"/api/tables/{t}") for t in others))
