@@ -5,8 +5,9 @@ Steps: fetch the pinned npm tarballs of Pyodide and PyScript with ``npm pack`` (
 ``.cache/npm``, checked against the sha512 recorded below), unpack the run-time files with ``tarfile``,
 bundle ``engine/`` (copied from the repository, never duplicated in it) and ``web/app/`` into one zip the
 browser unpacks into Pyodide's file system, pre-render the static shell (lobby + empty board) with the same
-Python renderer the app uses, write ``config.json`` (relay address) and precompress every text/wasm file
-(``.gz`` always, ``.br`` when the optional ``brotli`` package is importable).
+Python renderer the app uses, write ``config.json`` (relay address), the web app manifest and its icons, the
+service worker (``sw.js``: web/src/sw.js with the precache list of the files written, by content hash), and
+precompress every text/wasm file (``.gz`` always, ``.br`` when the optional ``brotli`` package is importable).
 
 Raises ``SystemExit`` with a message when npm fails or a tarball's hash does not match.
 """
@@ -23,11 +24,13 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tarfile
 import time
 import zipfile
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +82,29 @@ PYODIDE_FILES = (
     "pyodide-lock.json",
 )
 HOME = "/home/pyodide"  # where pyodide-boot.mjs unpacks the bundle in the browser
-COMPRESS_EXT = {".py", ".html", ".css", ".js", ".mjs", ".json", ".wasm", ".zip", ".svg", ".txt"}
+# The installable app (issue 31): the web app manifest (manifest.json is the build's own list of files), its
+# icons, and the service worker made from web/src/sw.js (filled below, not copied as it is).
+WEB_MANIFEST = "app.webmanifest"
+SW = "sw.js"
+THEME = "#1d5a3a"  # lexio.css --accent
+BACKGROUND = "#f4f1ea"  # lexio.css --bg
+ICONS = (("icon-192.png", 192, False), ("icon-512.png", 512, False), ("icon-maskable-512.png", 512, True))
+# Files of the site the service worker keeps besides the runtime and the bundle (relative to the base).
+SHELL_FILES = ("index.html", "config.json", WEB_MANIFEST, "turn.wav", "rules.fr.html", "rules.en.html")
+HASH_LEN = 16  # hex digits of sha256 per precached file (sw.js checks what it downloads against them)
+COMPRESS_EXT = {
+    ".py",
+    ".html",
+    ".css",
+    ".js",
+    ".mjs",
+    ".json",
+    ".wasm",
+    ".zip",
+    ".svg",
+    ".txt",
+    ".webmanifest",
+}
 MIN_COMPRESS = 512
 
 
@@ -305,6 +330,118 @@ def render_shell() -> tuple[str, str]:
     return header, body
 
 
+def _rgb(colour: str) -> bytes:
+    return bytes.fromhex(colour.lstrip("#")) + b"\xff"
+
+
+def _rounded_span(y: float, x0: float, y0: float, side: float, radius: float) -> tuple[float, float] | None:
+    """The part of row ``y`` inside a square (corner ``x0, y0``, ``side``) with rounded corners."""
+    if not y0 <= y < y0 + side:
+        return None
+    dy = max(y0 + radius - y, y - (y0 + side - radius), 0.0)
+    inset = radius - (radius * radius - dy * dy) ** 0.5 if dy else 0.0
+    return x0 + inset, x0 + side - inset
+
+
+def icon_png(size: int, maskable: bool) -> bytes:
+    """The app's icon as a PNG: a letter tile "L" on the theme colour. Drawn here (no image tool, no CDN),
+    deterministic, so its hash changes only when this code does. ``maskable``: the background fills the whole
+    square and the tile stays inside the central 80 % that every launcher's mask keeps."""
+    bg, tile, ink = _rgb(THEME), _rgb("#fdf5e0"), _rgb("#1d1b16")
+    clear = b"\x00\x00\x00\x00"
+    tile_side = size * (0.5 if maskable else 0.62)
+    t0 = (size - tile_side) / 2
+    stroke = tile_side * 0.14
+    # The "L": a bar down the tile's left third and a foot along its bottom.
+    lx0, ly0 = t0 + tile_side * 0.3, t0 + tile_side * 0.2
+    lx1, ly1 = t0 + tile_side * 0.72, t0 + tile_side * 0.8
+    rows = []
+    for yi in range(size):
+        y = yi + 0.5
+        row = bytearray((bg if maskable else clear) * size)
+        spans: list[tuple[tuple[float, float] | None, bytes]] = []
+        if not maskable:
+            spans.append((_rounded_span(y, 0, 0, size, size * 0.18), bg))
+        spans.append((_rounded_span(y, t0, t0, tile_side, tile_side * 0.12), tile))
+        if ly0 <= y < ly1:
+            spans.append(((lx0, lx0 + stroke), ink))
+        if ly1 - stroke <= y < ly1:
+            spans.append(((lx0, lx1), ink))
+        for span, colour in spans:
+            if span is None:
+                continue
+            a, b = max(0, round(span[0])), min(size, round(span[1]))
+            if b > a:
+                row[a * 4 : b * 4] = colour * (b - a)
+        rows.append(b"\x00" + bytes(row))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", size, size, 8, 6, 0, 0, 0)  # 8-bit RGBA
+    idat = zlib.compress(b"".join(rows), 9)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def write_app_manifest(out: Path, base: str) -> None:
+    """The web app manifest and its icons: what a browser needs to offer "install" (name, icons of 192 and
+    512 px and a maskable one, start URL and scope at the base, standalone display, theme colour)."""
+    for name, size, maskable in ICONS:
+        (out / name).write_bytes(icon_png(size, maskable))
+    manifest = {
+        "id": base,
+        "name": "Lexio — mots croisés en ligne",
+        "short_name": "Lexio",
+        "description": "Mots croisés en ligne, 2 à 4 joueurs",
+        "lang": "fr",
+        "dir": "ltr",
+        "start_url": base,
+        "scope": base,
+        "display": "standalone",
+        "background_color": BACKGROUND,
+        "theme_color": THEME,
+        "icons": [
+            {
+                "src": base + name,
+                "sizes": f"{size}x{size}",
+                "type": "image/png",
+                "purpose": "maskable" if maskable else "any",
+            }
+            for name, size, maskable in ICONS
+        ],
+    }
+    (out / WEB_MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def precache_list(out: Path, version: str) -> list[tuple[str, str]]:
+    """What the service worker keeps: (URL relative to the base, as the page and its worker ask for it;
+    the file under ``out``). The worker module and main.py are asked for with ``?v=<build>``."""
+    bundle = f"lexio-{version}.zip"
+    runtime = [f"{RUNTIME_DIRS['pyodide']}/{n}" for n in PYODIDE_FILES]
+    pairs = [(f, f) for f in (*SHELL_FILES, *(n for n, _, _ in ICONS), bundle, *runtime)]
+    pairs += [(f"pyodide-boot.mjs?v={version}", "pyodide-boot.mjs"), (f"main.py?v={version}", "main.py")]
+    missing = [f for _, f in pairs if not (out / f).is_file()]
+    if missing:
+        raise SystemExit(f"the service worker's files are missing from {out}: {missing}")
+    return sorted(pairs)
+
+
+def write_service_worker(out: Path, base: str, version: str) -> str:
+    """Fill web/src/sw.js with the precache list (each file's URL and sha256 prefix) and a cache name made of
+    all of them, into ``out/sw.js``; return the cache name. Run again over a site whose files changed, it
+    gives another name, hence another sw.js: browsers install it as a new version."""
+    entries = [
+        [base + url, hashlib.sha256((out / f).read_bytes()).hexdigest()[:HASH_LEN]]
+        for url, f in precache_list(out, version)
+    ]
+    listing = json.dumps(entries, separators=(",", ":"))
+    cache = "lexio-shell-" + hashlib.sha256(listing.encode()).hexdigest()[:HASH_LEN]
+    template = (WEB / "src" / SW).read_text(encoding="utf-8")
+    text = template.replace("__BASE__", base).replace("__CACHE__", cache).replace("__PRECACHE__", listing)
+    (out / SW).write_text(text, encoding="utf-8")
+    return cache
+
+
 def _compressors() -> dict[str, object]:
     out: dict[str, object] = {".gz": lambda raw: gzip.compress(raw, compresslevel=9, mtime=0)}
     try:
@@ -398,6 +535,8 @@ def build(out: Path, relay: str, base: str = "/", bytecode: bool = True) -> dict
     boot = tmp / "pyodide-boot.mjs"
     boot.write_text(fill(boot.read_text(encoding="utf-8")), encoding="utf-8")
     (tmp / "config.json").write_text(json.dumps({"relay": relay}), encoding="utf-8")
+    write_app_manifest(tmp, base)
+    cache = write_service_worker(tmp, base, version)  # last: it hashes the files written above
     sizes = {f.relative_to(tmp).as_posix(): f.stat().st_size for f in tmp.rglob("*") if f.is_file()}
     (tmp / "manifest.json").write_text(
         json.dumps(
@@ -419,6 +558,7 @@ def build(out: Path, relay: str, base: str = "/", bytecode: bool = True) -> dict
         "gz": counts[".gz"],
         "br": counts[".br"],
         "bytecode": len(compiled),
+        "sw_cache": cache,
         "seconds": round(time.perf_counter() - t0, 2),
     }
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from app.lobby import SETTINGS, STORE_PREFIX
+from app.push_screen import PushState
 
 if TYPE_CHECKING:
     from app.payloads import Notice
@@ -106,6 +107,8 @@ class AccountState:
     # in force on the account or this address (reason, until ms)
     blocked: dict[str, int] = field(default_factory=dict)
     ban: tuple[str, int] | None = None
+    # turn reminders on this device (issue 31: app.push_screen, app.glue.push)
+    push: PushState = field(default_factory=PushState)
 
     def signed_in(self, me: Mapping[str, object]) -> None:
         """``GET /api/account``'s answer (or the account part of a sign-in's)."""

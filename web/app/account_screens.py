@@ -15,6 +15,7 @@ from html import escape
 from app.account import AccountState, nickname_problem
 from app.i18n import Translator
 from app.members import profile_href
+from app.push_screen import section as push_section
 
 BUSY = ' disabled aria-busy="true"'
 TITLES = {
@@ -225,6 +226,7 @@ def _manage(acc: AccountState, tr: Translator) -> str:
         f"{_e(tr.t('passkey_add_busy') if adding else tr.t('passkey_add'))}</button></p>"
         f'<h2 class="acct-h2">{_e(tr.t("codes_list"))}</h2>'
         + left
+        + push_section(acc.push, tr)  # issue 31: turn reminders on this device
         + f'<h2 class="acct-h2">{_e(tr.t("sessions"))}</h2>'
         '<div class="actions">'
         f'<button type="button" id="sign-out" data-act="account-signout"{" disabled" if out_busy else ""}>'

@@ -18,6 +18,7 @@ from app.i18n_moderation import STRINGS as _MODERATION
 from app.i18n_playnow import STRINGS as _PLAYNOW
 from app.i18n_profile import MONTHS
 from app.i18n_profile import STRINGS as _PROFILE
+from app.i18n_push import STRINGS as _PUSH
 from app.i18n_ratings import STRINGS as _RATINGS
 from app.plural import resolve
 from app.strings_newcomer import STRINGS_NEWCOMER
@@ -335,6 +336,7 @@ STRINGS.update(_MODERATION)  # issue 29: block, report, bans
 STRINGS.update(_RATINGS)  # issue 30: ratings, leaderboards
 STRINGS.update(_PLAYNOW)  # issue 30: play now
 STRINGS.update(_CORRESPONDENCE)  # issue 31: correspondence play, my games
+STRINGS.update(_PUSH)  # issue 31: turn reminders (Web Push)
 
 # Engine codes whose name collides with a UI label get a suffixed key.
 _ALIASES = {"game_over": "game_over_err"}

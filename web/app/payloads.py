@@ -282,6 +282,12 @@ class UiEvent(TypedDict, total=False):
     ok: bool
     credential: dict[str, object]
     error: str
+    # push (issue 31: the page's answer about turn reminders; its id and op, as for webauthn above)
+    op: str
+    subscribed: bool
+    subscription: dict[str, object]
+    endpoint: str | None
+    permission: str
     # nav
     href: str
 
@@ -308,4 +314,5 @@ class Patch(TypedDict, total=False):
     ready: int
     boot: str
     webauthn: dict[str, object]  # a passkey ceremony for the page: {"id", "op": create|get, "publicKey"}
+    webpush: dict[str, object]  # issue 31, for the page: {"id", "op": state|subscribe|unsubscribe, "key"}
     download: list[str]  # [file name, text]: saved by the browser (the recovery codes)

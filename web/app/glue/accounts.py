@@ -66,6 +66,10 @@ class Accounts:
         self.route = route  # show the screen of the page's address (Navigation.route)
         # Who is signed in is known (home's "my games" follows): set by the client
         self.on_member: Callable[[], None] = lambda: None
+        # Turn reminders (issue 31, app.glue.push): My account shown (this device's state is asked), and this
+        # browser signed out or its account deleted (its subscription goes too). Set by the client.
+        self.on_account_page: Callable[[], None] = lambda: None
+        self.on_leave: Callable[[], None] = lambda: None
         self.asked = 0  # ceremonies handed to the page (each answer names its own)
 
     @property
@@ -93,6 +97,7 @@ class Accounts:
         self.acc.open(page)
         if page == "account":
             self.tasks.spawn(self.load())  # passkeys and codes left as they are now
+            self.on_account_page()
 
     def go(self, page: str) -> None:
         """A link or button to an account screen: the address bar follows; the way back is remembered."""
@@ -295,6 +300,7 @@ class Accounts:
             return
         n = data.get("signed_out") if isinstance(data, dict) else None
         acc.signed_out()
+        self.on_leave()
         self._sync_member()
         acc.page = None
         self.page.patch["push"] = self.session.addr.go("")
@@ -378,6 +384,7 @@ class Accounts:
             return
         name = acc.nickname or ""
         acc.signed_out()  # the dialog closes with it
+        self.on_leave()
         for seat in seat_tokens(self.page.storage):  # the account's seats: their links seat nobody now
             self.page.store("lexio:" + seat["table"], None)
         self._sync_member()

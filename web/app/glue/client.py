@@ -19,6 +19,7 @@ from app.glue.moderation import Moderation
 from app.glue.navigation import Navigation
 from app.glue.playnow import PlayNow, write_live
 from app.glue.profiles import Profiles
+from app.glue.push import Push
 from app.glue.rendering import Renderer
 from app.glue.replay_viewer import ReplayViewer
 from app.glue.session import Address, PagePatch, Session
@@ -79,8 +80,10 @@ class Client:
         nav.refresh_games = accounts.on_member = profiles.refresh_home
         self.moderation = moderation = Moderation(ses, page, api, conn, browser, renderer, accounts)
         self.playnow = playnow = PlayNow(ses, page, browser, renderer, nav)  # play now's seek socket
+        self.push = push = Push(ses, page, api, browser, renderer)  # turn reminders (issue 31)
+        accounts.on_account_page, accounts.on_leave = push.show, push.forget
         self.events = UiEvents(
-            ses, page, conn, browser, renderer, nav, viewer, accounts, profiles, moderation, playnow
+            ses, page, conn, browser, renderer, nav, viewer, accounts, profiles, moderation, playnow, push
         )
         self.invite_polled = time.monotonic()
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from app.glue.navigation import Navigation
     from app.glue.playnow import PlayNow
     from app.glue.profiles import Profiles
+    from app.glue.push import Push
     from app.glue.rendering import Renderer
     from app.glue.replay_viewer import ReplayViewer
     from app.glue.session import PagePatch, Session
@@ -39,6 +40,7 @@ class UiEvents:
         profiles: Profiles,
         moderation: Moderation,
         playnow: PlayNow,
+        push: Push,
     ) -> None:
         self.session = session
         self.page = page
@@ -51,6 +53,7 @@ class UiEvents:
         self.profiles = profiles
         self.moderation = moderation
         self.playnow = playnow
+        self.push = push  # turn reminders on My account (issue 31)
         self.dialog_opener: str | None = None  # the control that opened the dialog (focus returns to it)
 
     def on_event(self, d: UiEvent) -> None:
@@ -70,6 +73,8 @@ class UiEvents:
             self.on_focus(d)
         elif kind == "webauthn":
             self.accounts.on_webauthn(d)
+        elif kind == "push":
+            self.push.on_push(d)
 
     def on_focus(self, d: UiEvent) -> None:
         s = self.session.state
@@ -96,6 +101,9 @@ class UiEvents:
     def do(self, act: str, arg: str | None, d: UiEvent) -> None:
         if self.accounts.on_click(act, arg):
             return  # the account's screens and menu (app.glue.accounts)
+        if self.push.on_click(act):
+            self.renderer.render()
+            return  # turn reminders on My account (app.glue.push)
         if self.moderation.on_click(act, arg):
             return  # block, unblock, the report dialog (app.glue.moderation)
         if self.playnow.on_click(act, arg):
