@@ -81,6 +81,7 @@ if TYPE_CHECKING:  # psycopg is only needed by hosts that use PostgreSQL
     from relay.cluster.ownership import Ownership
 
 log = logging.getLogger("lexio.relay")
+FILL_IN_SECONDS = 60.0  # how often each relay looks for ended games without their history (and ratings)
 
 
 _UNSET: Any = object()
@@ -177,7 +178,7 @@ def create_app(
         bus = await _start_bus(app, relays) if relays is not None else None
         for table in referee.tables.values():
             referee.bots.schedule(table)
-        backfill = asyncio.get_running_loop().create_task(members.backfill(_journal_reader(referee)))
+        backfill = asyncio.get_running_loop().create_task(_fill_in(members, _journal_reader(referee)))
         try:
             yield
         finally:
@@ -216,6 +217,19 @@ def create_app(
     app.router.add_get("/ws/{table_id}", websocket)
     app.router.add_route("*", "/{path:.*}", app[STATIC_KEY].handle)
     return app
+
+
+async def _fill_in(members: TableMembers, read: Callable[[str], Awaitable[engine.GameState]]) -> None:
+    """The history (and a rated game's ratings) of every ended game that lacks it: at the start, then every
+    minute. In a cluster a game can end on a node killed before it recorded the end: another relay records it
+    here within a minute; each game is recorded, and rated, once whichever relay gets there
+    (relay/accounts/ratings.py)."""
+    while True:
+        try:
+            await members.backfill(read)
+        except Exception:  # the accounts unreachable a moment: try again at the next round
+            log.exception("cannot fill in the history")
+        await asyncio.sleep(FILL_IN_SECONDS)
 
 
 def _journal_reader(referee: Referee) -> Callable[[str], Awaitable[engine.GameState]]:

@@ -206,6 +206,8 @@ class Turns:
             return
         if changes:
             await self.ratings_changed(table, changes)
+        elif table.state.rated:  # recorded meanwhile by the relay's fill-in: the changes are read back
+            await self.ratings_changed(table)
 
 
 def _track(table: Table, ev: engine.Event, th: str | None, conn: Conn | None) -> None:

@@ -224,7 +224,7 @@ async def test_a_kill_9_right_after_a_rated_games_end_rates_it_exactly_once(
             data = await resp.json()
         return int(data["ratings"].get("rapide", {}).get("games", 0))
 
-    for _ in range(100):  # the fill-in runs once the relay is up
+    for _ in range(400):  # the fill-in runs once the relay is up (a loaded machine: up to 20 s)
         if await games() == 1:
             break
         await asyncio.sleep(0.05)
