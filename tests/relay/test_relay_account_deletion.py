@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 from accountkit import Browser
-from relaykit import Player, RunningRelay, create_table, play_to_end
+from relaykit import Player, RunningRelay, create_table, play_to_end, wait_until
 
 from engine.gcg import parse_gcg
 from relay.http.keys import ACCOUNTS_KEY
@@ -45,6 +45,13 @@ async def _finished_game(site: RunningRelay, browsers: list[Browser]) -> str:
     await play_to_end(players)
     for p in players:
         await p.close()
+    db = site.app[ACCOUNTS_KEY].db
+
+    def recorded() -> bool:  # the history is written right after the end's commit, maybe after the last ack
+        with db.transaction() as tx:
+            return bool(tx.rows("SELECT 1 FROM game_players WHERE table_id = ?", (table_id,)))
+
+    await wait_until(recorded)
     return table_id
 
 

@@ -22,6 +22,17 @@ async def _get(session: aiohttp.ClientSession, url: str) -> tuple[int, dict[str,
         return resp.status, await resp.json()
 
 
+async def _recorded(session: aiohttp.ClientSession, url: str) -> tuple[int, dict[str, Any]]:
+    """A profile once its last game is in its history: the history is written right after the end is
+    committed, and the players may have their last answer (and ask) before that."""
+    for _ in range(100):
+        status, profile = await _get(session, url)
+        if status != 200 or profile["stats"]["games"] == len(profile["games"]) > 0:
+            break
+        await asyncio.sleep(0.05)
+    return status, profile
+
+
 async def _game(
     site: RunningRelay, sessions: list[aiohttp.ClientSession], names: list[str]
 ) -> tuple[str, list[Player]]:
@@ -46,7 +57,7 @@ async def test_two_members_game_is_in_both_profiles_with_stats_and_head_to_head(
         await play_to_end(players)
         end = players[0].ended
         assert end is not None
-        status, profile = await _get(zoe.session, site.url + "/api/users/zoe")  # any case, no accent
+        status, profile = await _recorded(zoe.session, site.url + "/api/users/zoe")  # any case, no accent
         assert status == 200 and profile["nickname"] == "Zoé"
         [game] = profile["games"]
         assert game["table"] == table_id and game["replay"] == f"/t/{table_id}"
@@ -80,7 +91,7 @@ async def test_a_guests_finished_game_joins_the_account_made_later(site: Running
         assert token is not None
         answer = await guest.signup("Ancienne", seats=[{"table": table_id, "token": token}])
         assert answer["claimed"] == [{"table": table_id, "seat": 0}]
-        status, profile = await _get(guest.session, site.url + "/api/users/Ancienne")
+        status, profile = await _recorded(guest.session, site.url + "/api/users/Ancienne")
         assert status == 200 and [g["table"] for g in profile["games"]] == [table_id]
         assert [p["name"] for p in profile["games"][0]["players"]] == ["Invitée", "Rival"]
         assert [p["nickname"] for p in profile["games"][0]["players"]] == ["Ancienne", None]
