@@ -16,6 +16,8 @@ PostgreSQL is the only thing safety rests on (relay/journal/postgres.py holds th
   acknowledging. A table whose append is refused (another node's epoch) or fails is dropped the same way;
 * SIGTERM drains (:meth:`Ownership.drain`): in-flight commits finish, every table is released in one
   transaction, then the referee closes the sockets with 1012.
+* a correspondence game (turns in days) must reach its deadline even when nobody connects: each node
+  adopts the ones no live node serves (relay/cluster/adoption.py).
 
 Every PostgreSQL call runs in this module's worker threads, never on the event loop.
 """
@@ -34,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar, TypeVarTuple
 
+from relay.cluster.adoption import Adoption
 from relay.journal import JournalUnavailable, JsonObject
 from relay.journal.groupcommit import Append, GroupCommit
 from relay.journal.pgloop import LoopWriter
@@ -105,6 +108,7 @@ class Ownership:
         self._listed: tuple[float, list[Table]] | None = None
         self._live: tuple[float, list[Table]] | None = None  # other nodes' games in progress, when read
         self._failing = False
+        self.adoption = Adoption(self)
 
     # -- heartbeat and clock (the heartbeat thread) ---------------------------------------------------------
     async def start(self) -> None:
@@ -117,6 +121,7 @@ class Ownership:
         self._thread = threading.Thread(target=self._beat_loop, name="lexio-heartbeat", daemon=True)
         self._thread.start()
         self._watcher = asyncio.get_running_loop().create_task(self._watch())
+        self.adoption.start()
         log_event("node up", node=self.node_id, clock_offset_ms=self.offset_ms)
 
     def beat(self) -> None:
@@ -420,8 +425,9 @@ class Ownership:
         log_event("drained", node=self.node_id, released=released, ms=int((time.monotonic() - t0) * 1000))
 
     async def close(self) -> None:
-        """Stop the heartbeat and the watcher (after :meth:`drain`, or on a failed start)."""
+        """Stop the heartbeat, the watcher and the adoption (after :meth:`drain`, or on a failed start)."""
         self._stop.set()
+        await self.adoption.close()
         if self._watcher is not None:
             self._watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):

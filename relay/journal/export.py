@@ -25,7 +25,7 @@ from relay.accounts.db import SCHEMA as ACCOUNTS_SCHEMA
 from relay.accounts.db import PostgresDb
 from relay.accounts.db import migrate as migrate_accounts
 from relay.journal.base import is_postgres_url, redact_url
-from relay.journal.postgres import MIGRATION_LOCK, PostgresStore
+from relay.journal.postgres import FILL_TURN_SECONDS, MIGRATION_LOCK, PostgresStore
 from relay.journal.sqlite import MIGRATIONS as SQLITE_MIGRATIONS
 
 
@@ -139,6 +139,8 @@ def _copy(src: sqlite3.Connection, names: Sequence[str], store: PostgresStore, t
             if row is None or int(row[0]) != count:
                 raise ExportError("count_mismatch", f"table {name!r}: {count} rows read, {row} written")
             copied.append(Copied(name, count))
+        if "tables" in names:  # SQLite's have no turn time of their own: read from their first event
+            conn.execute(FILL_TURN_SECONDS)
     return copied
 
 

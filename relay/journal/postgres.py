@@ -66,6 +66,11 @@ BEGIN
 END
 $fn$"""
 
+# Each table's turn time from its first event (TableCreated): for tables journaled before version 8, and
+# for those copied from SQLite (relay/journal/export.py), whose journal has no such column.
+FILL_TURN_SECONDS = """UPDATE tables t SET turn_seconds = COALESCE((e.body::jsonb ->> 'turn_seconds')::int, 0)
+    FROM events e WHERE e.table_id = t.id AND e.seq = 1"""
+
 # MIGRATIONS[0] is version 1: the journal's tables as in relay.journal.sqlite.SCHEMA.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -143,6 +148,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (_APPEND_MANY_FUNCTION,),
     # Version 7: the account a chat line came from (relay/tables/chat.py: hidden from those who block it).
     ("ALTER TABLE chat ADD COLUMN account TEXT",),
+    # Version 8: each table's turn time, so that a relay finds the correspondence games nobody serves (a
+    # drained or dead owner) and adopts them before their deadline (relay/cluster/ownership.py). Existing
+    # tables read theirs from their first event.
+    (
+        "ALTER TABLE tables ADD COLUMN turn_seconds INTEGER NOT NULL DEFAULT 0",
+        FILL_TURN_SECONDS,
+    ),
 )
 # A node whose heartbeat is older than this is dead: its tables may be claimed by another.
 DEAD_AFTER_SECONDS = 3.0
@@ -279,10 +291,12 @@ class PostgresStore:
         """As relay.journal.sqlite.Store.create_table. Raises StoreError on a clash, JournalUnavailable."""
         try:
             with self._transaction() as conn, conn.cursor() as cur:
+                secs = events[0].get("turn_seconds") if events else None  # the TableCreated event
+                turn_seconds = secs if isinstance(secs, int) else 0
                 cur.execute(
-                    "INSERT INTO tables (id, created_ms, public, status, updated_ms)"
-                    " VALUES (%s, %s, %s, %s, %s)",
-                    (table_id, created_ms, int(public), status, created_ms),
+                    "INSERT INTO tables (id, created_ms, public, status, updated_ms, turn_seconds)"
+                    " VALUES (%s, %s, %s, %s, %s, %s)",
+                    (table_id, created_ms, int(public), status, created_ms, turn_seconds),
                 )
                 cur.executemany(
                     "INSERT INTO events (table_id, seq, body, token_hash) VALUES (%s, %s, %s, NULL)",
@@ -458,6 +472,14 @@ class PostgresStore:
             rows = conn.execute(_LIVE_TABLES, (DEAD_AFTER_SECONDS, limit)).fetchall()
         return [_table_row(r) for r in rows]
 
+    def unserved_tables(self, *, min_turn_seconds: int, limit: int = 200) -> list[str]:
+        """Games in progress whose turns last ``min_turn_seconds`` or more (correspondence: a day) that no
+        live node owns: released by a drain, or left by a dead node. Least recently played first. Raises
+        JournalUnavailable."""
+        with self._transaction() as conn:
+            rows = conn.execute(_UNSERVED, (min_turn_seconds, DEAD_AFTER_SECONDS, limit)).fetchall()
+        return [str(r[0]) for r in rows]
+
     def owner(self, table_id: str) -> tuple[str | None, int] | None:
         """(owning node or None, epoch) of a table, or None if there is no such table."""
         with self._transaction() as conn:
@@ -605,6 +627,13 @@ WHERE t.public = 1 AND t.status = 'playing'
   AND EXISTS (
       SELECT 1 FROM nodes n WHERE n.node_id = t.owner AND n.heartbeat_at > now() - make_interval(secs => %s))
 ORDER BY t.updated_ms DESC LIMIT %s
+"""
+_UNSERVED = """
+SELECT t.id FROM tables t
+WHERE t.status = 'playing' AND t.turn_seconds >= %s
+  AND NOT EXISTS (
+      SELECT 1 FROM nodes n WHERE n.node_id = t.owner AND n.heartbeat_at > now() - make_interval(secs => %s))
+ORDER BY t.updated_ms, t.id LIMIT %s
 """
 _REMATCH_SELECT = "SELECT old_id, new_id, by_seat, link, bots, created_ms FROM rematches"
 

@@ -11,12 +11,15 @@ from typing import Any
 
 import pytest
 from accountkit import Browser
+from harness.services import RedisServer
 from relaykit import FakeClock, Player, RunningRelay, create_table, start_relay, wait_until
 
 import engine
 from relay.accounts.nicknames import fold
 from relay.accounts.profiles import CORRESPONDENCE_MAX
+from relay.cluster import adoption
 from relay.http.keys import ACCOUNTS_KEY
+from relay.journal.postgres import PostgresStore
 
 DAY_MS = engine.DAY_SECONDS * 1000
 
@@ -235,3 +238,55 @@ async def test_my_games_says_whose_turn_the_time_left_the_last_move_and_puts_you
     finally:
         await zoe.close()
         await max_.close()
+
+
+async def test_a_drained_relays_days_game_is_adopted_by_another_that_sweeps_its_deadline_unattended(
+    tmp_path: Path, pg_url: str, redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two relays of one cluster on one clock. A days game owned by A, whose players went away, is not
+    taken while A lives; once A drains (its tables released), B adopts it although nobody connects, and
+    B's sweeper passes the turn when the day is over."""
+    monkeypatch.setattr(adoption, "ADOPT_SECONDS", 0.2)
+    clock = FakeClock()
+
+    async def cluster_node(name: str) -> RunningRelay:
+        (tmp_path / name).mkdir()
+        return await start_relay(
+            tmp_path / name,
+            clock=clock,
+            account_burst=1000,
+            journal_url=pg_url,
+            bus_url=redis.url,
+            node_name=name,
+        )
+
+    a, b = await cluster_node("a"), await cluster_node("b")
+    stopped: list[RunningRelay] = []
+    zoe, max_ = Browser.at(a.url), Browser.at(a.url)
+    try:
+        await zoe.signup("Zoé")
+        await max_.signup("Max")
+        table_id, players = await _days_game(a, zoe, max_)
+        for p in players:
+            await p.close()
+        await asyncio.sleep(1.0)  # five looks by B: a game its live owner serves is not B's to take
+        assert table_id in a.referee.tables and table_id not in b.referee.tables
+        await a.stop()  # SIGTERM's drain: every table released
+        stopped.append(a)
+        await wait_until(lambda: table_id in b.referee.tables, timeout=10)
+        adopted = b.referee.tables[table_id]
+        assert adopted.state.turn == 0 and table_id in b.referee.lifecycle.deadlines
+        clock.advance(DAY_MS)
+        await wait_until(lambda: b.referee.tables[table_id].state.turn == 1, timeout=10)
+        st = b.referee.tables[table_id].state
+        assert st.status == "playing" and st.turns_played == 1
+        store = b.referee.store
+        assert isinstance(store, PostgresStore)
+        last = store.events(table_id)[-1].body
+        assert last["type"] == "timed_out" and last["seat"] == 0, last
+    finally:
+        await zoe.close()
+        await max_.close()
+        for node in (a, b):
+            if node not in stopped:
+                await node.stop()

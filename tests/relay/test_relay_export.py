@@ -85,6 +85,10 @@ async def test_an_exported_journal_replays_to_the_same_states_and_a_relay_plays_
             assert pg.rematch_of(row.id) == sqlite.rematch_of(row.id)
             assert pg.rematch_into(row.id) == sqlite.rematch_into(row.id)
             statuses.add(replay(pg, row.id).status)
+            # Its turn time, which SQLite keeps only in the first event (relay/cluster/adoption.py reads it).
+            with psycopg.connect(pg_url) as conn:
+                got = conn.execute("SELECT turn_seconds FROM tables WHERE id = %s", (row.id,)).fetchone()
+            assert got is not None and got[0] == replay(pg, row.id).turn_seconds
         assert {"ended", "playing"} <= statuses
         assert any(pg.rematch_of(r.id) is not None for r in rows)
     finally:

@@ -78,6 +78,30 @@ def test_a_released_table_is_claimed_at_once_even_though_its_owner_is_alive(
         a.append("t1", 2, [({"by": "a"}, None)], status=None, now_ms=2, epoch=ea)
 
 
+def test_unserved_games_are_the_correspondence_ones_in_progress_that_no_live_node_owns(
+    nodes: tuple[PostgresStore, PostgresStore], pg_url: str
+) -> None:
+    a, b = nodes
+    day = 86_400
+    for tid, secs, status in [
+        ("days", day, "playing"),
+        ("week", 7 * day, "playing"),
+        ("timed", 600, "playing"),
+        ("waiting", day, "waiting"),
+        ("over", day, "ended"),
+    ]:
+        a.create_table(tid, created_ms=1, public=False, status=status, events=[{"turn_seconds": secs}])
+    assert b.unserved_tables(min_turn_seconds=day) == ["days", "week"]
+    a.heartbeat()
+    epoch = a.claim("days")
+    assert b.unserved_tables(min_turn_seconds=day) == ["week"], "a live owner serves it"
+    a.release("days", epoch)
+    assert b.unserved_tables(min_turn_seconds=day, limit=1) == ["days"]
+    a.claim("days")
+    kill_heartbeat(pg_url, "node-a")
+    assert b.unserved_tables(min_turn_seconds=day) == ["days", "week"], "a dead owner serves nothing"
+
+
 def test_two_nodes_racing_to_claim_the_same_tables_each_get_one_owner(
     nodes: tuple[PostgresStore, PostgresStore],
 ) -> None:
@@ -209,3 +233,29 @@ def test_a_node_whose_lock_connection_is_lost_is_dead_and_takes_its_lock_again(
     assert a.claim("t2") == 1
     with pytest.raises(NotOwner, match="owned by live node node-a"):
         b.claim("t2")
+
+
+def test_a_journal_upgraded_to_version_8_reads_each_tables_turn_time_from_its_first_event(
+    pg_url: str,
+) -> None:
+    store = PostgresStore(pg_url)
+    try:
+        store.create_table(
+            "d", created_ms=1, public=False, status="playing", events=[{"turn_seconds": 172_800}]
+        )
+        store.create_table("s", created_ms=1, public=False, status="playing", events=[{"turn_seconds": 60}])
+        version = store.schema_version
+    finally:
+        store.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # back to version 7, as an older relay left it
+        conn.execute("ALTER TABLE tables DROP COLUMN turn_seconds")
+        conn.execute("DELETE FROM schema_version WHERE version = 8")
+    upgraded = PostgresStore(pg_url)
+    try:
+        assert upgraded.schema_version == version == 8
+        assert upgraded.unserved_tables(min_turn_seconds=86_400) == ["d"]
+    finally:
+        upgraded.close()
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT id, turn_seconds FROM tables ORDER BY id").fetchall()
+    assert rows == [("d", 172_800), ("s", 60)]
