@@ -2,8 +2,9 @@
 ``Page.getInstallabilityErrors`` once the service worker controls the page), the app opening offline from
 the worker's cache and saying so, a new deployment offered with "new version, reload" and taken on the
 click, turn reminders turned on from My account and a push delivered to the worker shown as a notification
-(DevTools' ``ServiceWorker.deliverPushMessage``), and its click opening the table. axe on the banners and on My account's reminders at
-1280x800 and 375x667; screenshots in e2e/artifacts/issue31/.
+(DevTools' ``ServiceWorker.deliverPushMessage``), and its click opening the table; offline, the replay of a game
+already viewed opens from the worker's ``lexio-replays`` cache, one never viewed says the relay does not answer.
+axe on the banners and on My account's reminders at 1280x800 and 375x667; screenshots in e2e/artifacts/issue31/.
 
 Pages are opened at http://localhost:PORT: service workers (and passkeys) need a secure context."""
 
@@ -23,8 +24,11 @@ from accountui import look, registered
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from e2e_chromium import CHROMIUM, CHROMIUM_ARGS
-from e2e_ui import ARTIFACTS, DIST, ROOT, Relay
+from e2e_plan import Planner
+from e2e_ui import ARTIFACTS, DIST, ROOT, Relay, pass_to_end, seat, short_game
 from playwright.sync_api import BrowserContext, BrowserType, Page, expect
+
+from engine.gcg import parse_gcg
 
 SHOTS = ARTIFACTS / "issue31"
 
@@ -257,3 +261,43 @@ def test_turn_reminders_on_and_a_push_shown(players: Any, relay: Relay) -> None:
     expect(page.locator("html.ready")).to_have_count(1, timeout=60_000)
     left = worker.evaluate("() => self.registration.getNotifications().then(n => n.length)")
     assert left == 0, "the clicked notification is closed"
+
+
+def test_offline_the_replays_already_viewed_still_open(players: Any, relay: Relay, planner: Planner) -> None:
+    alice, bob = players("Alice"), players("Bob")
+    viewed, _move = short_game(relay, planner, alice, bob)  # a placement, then four passes
+    unseen = relay.create_table()  # a game Alice plays too, but whose replay she never opens
+    seat([alice, bob], relay.url, unseen)
+    pass_to_end([alice.page, bob.page])
+    n = len(parse_gcg(relay.gcg(viewed)).moves)
+    page = alice.page
+    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=60_000)
+    # Online, on a page the worker controls from its navigation: the record goes through the worker.
+    alice.open(f"/t/{viewed}/replay")
+    _controlled(page)
+    now, rows = page.get_by_test_id("replay-now"), page.get_by_test_id("replay-row")
+    expect(now).to_contain_text(f"Move {n} of {n}")
+    expect(rows).to_have_count(n)
+    note = page.get_by_test_id("net-offline")
+    expect(note).to_be_empty()
+
+    alice.context.set_offline(True)
+    page.reload()
+    expect(page.locator("html.ready")).to_have_count(1, timeout=60_000)
+    expect(note).to_contain_text("Offline: the app and the replays you have seen still open")
+    expect(now).to_contain_text(f"Move {n} of {n}")
+    expect(rows).to_have_count(n)
+    expect(page.locator("#board .sq.filled")).not_to_have_count(0)
+    page.locator("#replay-first").click()
+    expect(now).to_contain_text("Before the first move")
+    expect(page.locator("#board .sq.filled")).to_have_count(0)
+    look(page, SHOTS, "20-offline-replay", french=True)
+    expect(note).to_contain_text("Offline")
+
+    # A finished game whose replay this browser never opened: nothing kept, the viewer says so.
+    alice.open(f"/t/{unseen}/replay")
+    expect(note).to_contain_text("Offline")
+    expect(page.get_by_test_id("replay-error")).to_have_text("The relay does not answer.")
+    expect(rows).to_have_count(0)
+    alice.context.set_offline(False)
+    expect(note).to_be_empty(timeout=30_000)

@@ -97,17 +97,24 @@ async def site(tmp_path: Path, journal_settings: dict[str, Any]) -> AsyncIterato
 
 
 @pytest.fixture
-async def new_browser(site: RunningRelay) -> AsyncIterator[Callable[[], Browser]]:
-    """Opens browser profiles (each its own cookies) on ``site``; all closed at the end of the test."""
+async def browsers() -> AsyncIterator[Callable[[str], Browser]]:
+    """Opens browser profiles (each its own cookies) on a relay's address; all closed at the end of the
+    test."""
     opened: list[Browser] = []
 
-    def new() -> Browser:
-        opened.append(Browser.at(site.url))
+    def new(url: str) -> Browser:
+        opened.append(Browser.at(url))
         return opened[-1]
 
     yield new
     for b in opened:
         await b.close()
+
+
+@pytest.fixture
+def new_browser(site: RunningRelay, browsers: Callable[[str], Browser]) -> Callable[[], Browser]:
+    """Opens browser profiles on ``site`` (closed at the end of the test)."""
+    return lambda: browsers(site.url)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -5,7 +5,7 @@ that passes an expired turn (no disconnect grace), across a restart too, the lim
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,91 +56,85 @@ async def _days_game(site: RunningRelay, a: Browser, b: Browser, days: int = 1) 
     return table_id, players
 
 
+async def _zoe_and_max(browsers: Callable[[str], Browser], url: str) -> tuple[Browser, Browser]:
+    """Two players signed up on the relay at ``url`` (closed at the end of the test)."""
+    zoe, max_ = browsers(url), browsers(url)
+    await zoe.signup("Zoé")
+    await max_.signup("Max")
+    return zoe, max_
+
+
 def _timeouts(p: Player) -> list[dict[str, Any]]:
     return [f for f in p.frames if f["type"] == "event" and f["event"]["type"] == "timed_out"]
 
 
 async def test_a_guest_asking_for_a_days_table_and_days_outside_the_list_are_refused_and_nothing_is_made(
-    days_site: RunningRelay,
+    days_site: RunningRelay, browsers: Callable[[str], Browser]
 ) -> None:
-    guest, zoe = Browser.at(days_site.url), Browser.at(days_site.url)
-    try:
-        before = len(days_site.referee.tables)
-        status, body = await _post(guest, {"turn_seconds": engine.DAY_SECONDS})
-        assert status == 401 and body["code"] == "not_signed_in"
-        await zoe.signup("Zoé")
-        for bad in (4 * engine.DAY_SECONDS, engine.DAY_SECONDS + 1, 3600, 14 * engine.DAY_SECONDS, "86400"):
-            status, body = await _post(zoe, {"turn_seconds": bad})
-            assert status == 400 and body["code"] == "bad_turn_seconds", bad
-        assert len(days_site.referee.tables) == before
-        for days in engine.TURN_DAYS:
-            status, body = await _post(zoe, {"turn_seconds": days * engine.DAY_SECONDS, "public": days == 7})
-            assert status == 201, body
-            table = days_site.referee.tables[body["id"]]
-            assert table.state.turn_seconds == days * engine.DAY_SECONDS
-        async with zoe.session.get(f"{days_site.url}/api/tables/{body['id']}") as resp:
-            summary = await resp.json()
-        assert summary["speed"] == "correspondance" and summary["turn_seconds"] == 7 * engine.DAY_SECONDS
-    finally:
-        await guest.close()
-        await zoe.close()
+    guest, zoe = browsers(days_site.url), browsers(days_site.url)
+    before = len(days_site.referee.tables)
+    status, body = await _post(guest, {"turn_seconds": engine.DAY_SECONDS})
+    assert status == 401 and body["code"] == "not_signed_in"
+    await zoe.signup("Zoé")
+    for bad in (4 * engine.DAY_SECONDS, engine.DAY_SECONDS + 1, 3600, 14 * engine.DAY_SECONDS, "86400"):
+        status, body = await _post(zoe, {"turn_seconds": bad})
+        assert status == 400 and body["code"] == "bad_turn_seconds", bad
+    assert len(days_site.referee.tables) == before
+    for days in engine.TURN_DAYS:
+        status, body = await _post(zoe, {"turn_seconds": days * engine.DAY_SECONDS, "public": days == 7})
+        assert status == 201, body
+        table = days_site.referee.tables[body["id"]]
+        assert table.state.turn_seconds == days * engine.DAY_SECONDS
+    async with zoe.session.get(f"{days_site.url}/api/tables/{body['id']}") as resp:
+        summary = await resp.json()
+    assert summary["speed"] == "correspondance" and summary["turn_seconds"] == 7 * engine.DAY_SECONDS
 
 
-async def test_a_guest_cannot_take_a_seat_at_a_days_table(days_site: RunningRelay) -> None:
-    zoe, guest = Browser.at(days_site.url), Browser.at(days_site.url)
-    try:
-        await zoe.signup("Zoé")
-        table_id = await create_table(zoe.session, days_site, turn_seconds=engine.DAY_SECONDS)
-        p = await Player.connect(guest.session, days_site, table_id)
-        answer = await p.send({"type": "join", "name": "Invitée"})
-        assert answer["type"] == "error" and answer["code"] == "not_signed_in"
-        assert days_site.referee.tables[table_id].seat_count() == 0
-        await p.close()
-    finally:
-        await zoe.close()
-        await guest.close()
+async def test_a_guest_cannot_take_a_seat_at_a_days_table(
+    days_site: RunningRelay, browsers: Callable[[str], Browser]
+) -> None:
+    zoe, guest = browsers(days_site.url), browsers(days_site.url)
+    await zoe.signup("Zoé")
+    table_id = await create_table(zoe.session, days_site, turn_seconds=engine.DAY_SECONDS)
+    p = await Player.connect(guest.session, days_site, table_id)
+    answer = await p.send({"type": "join", "name": "Invitée"})
+    assert answer["type"] == "error" and answer["code"] == "not_signed_in"
+    assert days_site.referee.tables[table_id].seat_count() == 0
+    await p.close()
 
 
 async def test_the_sweep_passes_an_expired_days_turn_without_a_disconnect_grace_and_two_rounds_end_the_game(
-    days_site: RunningRelay,
+    days_site: RunningRelay, browsers: Callable[[str], Browser]
 ) -> None:
     clock = days_site.clock
     assert clock is not None
-    zoe, max_ = Browser.at(days_site.url), Browser.at(days_site.url)
-    try:
-        await zoe.signup("Zoé")
-        await max_.signup("Max")
-        table_id, players = await _days_game(days_site, zoe, max_)
-        lifecycle = days_site.referee.lifecycle
-        # Swept by its deadline, never scanned with the tables timed in seconds.
-        assert table_id in lifecycle.deadlines and table_id not in days_site.referee.tables.timed
-        await players[0].close()  # seat 0, on turn, goes away: a correspondence player normally is
-        await wait_until(lambda: 0 in days_site.referee.tables[table_id].away_since)
-        clock.advance(DAY_MS - 60_000)  # far past the disconnect grace, a minute before the deadline
-        await asyncio.sleep(0.2)
-        assert _timeouts(players[1]) == [] and days_site.referee.tables[table_id].state.turn == 0
-        for n in range(1, engine.scoreless_limit(2) + 1):
-            clock.advance(DAY_MS if n > 1 else 60_000)
-            await players[1].wait_for(lambda f, n=n: len(_timeouts(players[1])) >= n, timeout=5)
-        end = await players[1].wait_for(lambda f: f["type"] == "event" and f["event"]["type"] == "game_ended")
-        assert end["event"]["reason"] == "scoreless"
-        assert [f["event"]["seat"] for f in _timeouts(players[1])] == [0, 1, 0, 1]
-        assert table_id not in lifecycle.deadlines
-        await players[1].close()
-    finally:
-        await zoe.close()
-        await max_.close()
+    zoe, max_ = await _zoe_and_max(browsers, days_site.url)
+    table_id, players = await _days_game(days_site, zoe, max_)
+    lifecycle = days_site.referee.lifecycle
+    # Swept by its deadline, never scanned with the tables timed in seconds.
+    assert table_id in lifecycle.deadlines and table_id not in days_site.referee.tables.timed
+    await players[0].close()  # seat 0, on turn, goes away: a correspondence player normally is
+    await wait_until(lambda: 0 in days_site.referee.tables[table_id].away_since)
+    clock.advance(DAY_MS - 60_000)  # far past the disconnect grace, a minute before the deadline
+    await asyncio.sleep(0.2)
+    assert _timeouts(players[1]) == [] and days_site.referee.tables[table_id].state.turn == 0
+    for n in range(1, engine.scoreless_limit(2) + 1):
+        clock.advance(DAY_MS if n > 1 else 60_000)
+        await players[1].wait_for(lambda f, n=n: len(_timeouts(players[1])) >= n, timeout=5)
+    end = await players[1].wait_for(lambda f: f["type"] == "event" and f["event"]["type"] == "game_ended")
+    assert end["event"]["reason"] == "scoreless"
+    assert [f["event"]["seat"] for f in _timeouts(players[1])] == [0, 1, 0, 1]
+    assert table_id not in lifecycle.deadlines
+    await players[1].close()
 
 
 async def test_a_relay_restarted_after_the_deadline_ends_the_turn(
-    tmp_path: Path, journal_settings: dict[str, Any]
+    tmp_path: Path, journal_settings: dict[str, Any], browsers: Callable[[str], Browser]
 ) -> None:
     clock = FakeClock()
     site = await start_relay(tmp_path, clock=clock, account_burst=1000, **journal_settings)
-    zoe, max_ = Browser.at(site.url), Browser.at(site.url)
     try:
-        await zoe.signup("Zoé")
-        await max_.signup("Max")
+        zoe, max_ = await _zoe_and_max(browsers, site.url)
         table_id, players = await _days_game(site, zoe, max_, days=2)
         for p in players:
             await p.close()
@@ -148,7 +142,6 @@ async def test_a_relay_restarted_after_the_deadline_ends_the_turn(
         await site.stop()
     clock.advance(3 * DAY_MS)  # down while the deadline passed
     site = await start_relay(tmp_path, clock=clock, account_burst=1000, **journal_settings)
-    zoe.url = max_.url = site.url
     try:
         await wait_until(lambda: site.referee.tables[table_id].state.turn == 1)
         st = site.referee.tables[table_id].state
@@ -156,19 +149,15 @@ async def test_a_relay_restarted_after_the_deadline_ends_the_turn(
         # The time-out happened at the restart: the next deadline runs two days from then.
         assert site.referee.clock(site.referee.tables[table_id])["deadline_ms"] == clock() + 2 * DAY_MS
     finally:
-        await zoe.close()
-        await max_.close()
         await site.stop()
 
 
 async def test_a_player_sits_at_fifty_games_in_days_at_most_at_creation_and_at_join(
-    days_site: RunningRelay,
+    days_site: RunningRelay, browsers: Callable[[str], Browser]
 ) -> None:
-    zoe, max_ = Browser.at(days_site.url), Browser.at(days_site.url)
+    zoe, max_ = await _zoe_and_max(browsers, days_site.url)
     players: list[Player] = []
     try:
-        await zoe.signup("Zoé")
-        await max_.signup("Max")
         for _ in range(CORRESPONDENCE_MAX):
             table_id = await create_table(max_.session, days_site, turn_seconds=engine.DAY_SECONDS)
             players.append(await Player.connect(zoe.session, days_site, table_id))
@@ -192,56 +181,52 @@ async def test_a_player_sits_at_fifty_games_in_days_at_most_at_creation_and_at_j
     finally:
         for p in players:
             await p.close()
-        await zoe.close()
-        await max_.close()
 
 
 async def test_my_games_says_whose_turn_the_time_left_the_last_move_and_puts_your_turn_first(
-    days_site: RunningRelay,
+    days_site: RunningRelay, browsers: Callable[[str], Browser]
 ) -> None:
     clock = days_site.clock
     assert clock is not None
-    zoe, max_ = Browser.at(days_site.url), Browser.at(days_site.url)
-    try:
-        await zoe.signup("Zoé")
-        await max_.signup("Max")
-        first, one = await _days_game(days_site, zoe, max_, days=1)
-        clock.advance(1000)
-        second, two = await _days_game(days_site, zoe, max_, days=3)
-        clock.advance(1000)
-        assert (await two[0].send({"type": "pass"}))["type"] == "ack"  # Zoé passes: Max's turn there
-        clock.advance(1000)
-        mine = await _my_games(zoe)
-        assert [g["table"] for g in mine["live"]] == [first, second] and mine["your_turn"] == 1
-        waiting, other = mine["live"]
-        assert waiting["your_turn"] and waiting["turn_name"] == "Zoé" and waiting["correspondence"]
-        assert waiting["time_left_ms"] == DAY_MS - 3000 and waiting["last_move"] is None
-        assert other["turn_name"] == "Max" and not other["your_turn"]
-        assert other["last_move"]["kind"] == "pass" and other["last_move"]["name"] == "Zoé"
-        assert other["time_left_ms"] == 3 * DAY_MS - 1000
-        assert [p["score"] for p in other["players"]] == [0, 0]
-        theirs = await _my_games(max_)
-        assert [g["table"] for g in theirs["live"]] == [second, first] and theirs["your_turn"] == 1
-        # A placement: who played what, for how many points (never a rack).
-        p = one[0]
-        move = p.choose()
-        ack = await p.send(move)
-        assert ack["type"] == "ack"
-        mine = await _my_games(zoe)
-        placed = next(g for g in mine["live"] if g["table"] == first)["last_move"]
-        assert placed["name"] == "Zoé"
-        if move["type"] == "place":
-            assert placed["kind"] == "place" and placed["word"] and placed["score"] > 0
-        assert mine["your_turn"] == 0 and mine["live"][0]["table"] == first  # the newest activity first
-        for x in (*one, *two):
-            await x.close()
-    finally:
-        await zoe.close()
-        await max_.close()
+    zoe, max_ = await _zoe_and_max(browsers, days_site.url)
+    first, one = await _days_game(days_site, zoe, max_, days=1)
+    clock.advance(1000)
+    second, two = await _days_game(days_site, zoe, max_, days=3)
+    clock.advance(1000)
+    assert (await two[0].send({"type": "pass"}))["type"] == "ack"  # Zoé passes: Max's turn there
+    clock.advance(1000)
+    mine = await _my_games(zoe)
+    assert [g["table"] for g in mine["live"]] == [first, second] and mine["your_turn"] == 1
+    waiting, other = mine["live"]
+    assert waiting["your_turn"] and waiting["turn_name"] == "Zoé" and waiting["correspondence"]
+    assert waiting["time_left_ms"] == DAY_MS - 3000 and waiting["last_move"] is None
+    assert other["turn_name"] == "Max" and not other["your_turn"]
+    assert other["last_move"]["kind"] == "pass" and other["last_move"]["name"] == "Zoé"
+    assert other["time_left_ms"] == 3 * DAY_MS - 1000
+    assert [p["score"] for p in other["players"]] == [0, 0]
+    theirs = await _my_games(max_)
+    assert [g["table"] for g in theirs["live"]] == [second, first] and theirs["your_turn"] == 1
+    # A placement: who played what, for how many points (never a rack).
+    p = one[0]
+    move = p.choose()
+    ack = await p.send(move)
+    assert ack["type"] == "ack"
+    mine = await _my_games(zoe)
+    placed = next(g for g in mine["live"] if g["table"] == first)["last_move"]
+    assert placed["name"] == "Zoé"
+    if move["type"] == "place":
+        assert placed["kind"] == "place" and placed["word"] and placed["score"] > 0
+    assert mine["your_turn"] == 0 and mine["live"][0]["table"] == first  # the newest activity first
+    for x in (*one, *two):
+        await x.close()
 
 
 async def test_a_drained_relays_days_game_is_adopted_by_another_that_sweeps_its_deadline_unattended(
-    tmp_path: Path, pg_url: str, redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    pg_url: str,
+    redis: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+    browsers: Callable[[str], Browser],
 ) -> None:
     """Two relays of one cluster on one clock. A days game owned by A, whose players went away, is not
     taken while A lives; once A drains (its tables released), B adopts it although nobody connects, and
@@ -262,10 +247,8 @@ async def test_a_drained_relays_days_game_is_adopted_by_another_that_sweeps_its_
 
     a, b = await cluster_node("a"), await cluster_node("b")
     stopped: list[RunningRelay] = []
-    zoe, max_ = Browser.at(a.url), Browser.at(a.url)
     try:
-        await zoe.signup("Zoé")
-        await max_.signup("Max")
+        zoe, max_ = await _zoe_and_max(browsers, a.url)
         table_id, players = await _days_game(a, zoe, max_)
         for p in players:
             await p.close()
@@ -285,8 +268,6 @@ async def test_a_drained_relays_days_game_is_adopted_by_another_that_sweeps_its_
         last = store.events(table_id)[-1].body
         assert last["type"] == "timed_out" and last["seat"] == 0, last
     finally:
-        await zoe.close()
-        await max_.close()
         for node in (a, b):
             if node not in stopped:
                 await node.stop()
