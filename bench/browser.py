@@ -10,6 +10,18 @@ loopback port, then measures, as medians over several runs:
   and warm (persistent profile, revisit: HTTP cache, wasm code cache and the app's interpreter snapshot in
   the Cache API, see web/README.md; the number of warm starts that used it is printed); beside it the same
   runtime with an empty program (PyScript's worker, and a plain Pyodide worker: the floor without PyScript);
+- the returning visit with the service worker (issue 31): the warm visits above are made after the first
+  visit installed web/dist/sw.js, so they are served by it (as are the empty-program pages, which are in its
+  scope); ``interactive_returning_sw_median`` is the median over the app's warm visits whose navigation the
+  worker handled (``navigator.serviceWorker.controller`` set and the navigation's ``workerStart`` > 0; how
+  many were is printed), and its ratio is to the plain Pyodide worker's warm start *without* any service
+  worker (the same empty page opened as http://localhost:PORT, another origin where none is registered,
+  in the same persistent profile: ``…_bare_pyodide_worker_no_sw_median``);
+- offline start of the installed app (issue 31): the same persistent profile set offline
+  (``context.set_offline``, and the phone's network emulation made offline too, or it would let requests
+  through), navigation → the page's offline note (``#net-note``) shows (``offline_start_median``) and →
+  Python ready (``offline_ready_median``); each visit checks that the page and the service worker are
+  refused by the network (``offline_start_network_refused``);
 - the longest main-thread task after first paint (PerformanceObserver ``longtask``);
 - bytes transferred on a first visit (all requests, workers included) and requests to other hosts;
 - the live preview after a tile is placed (offline demo table, keyboard): engine time, worker time
@@ -158,8 +170,13 @@ def page_timings(page: Page) -> dict[str, float]:
       const longest = Math.max(0, ...all.filter(t => t[0] >= fp).map(t => t[1]));
       const before = Math.max(0, ...all.filter(t => t[0] < fp).map(t => t[1]));
       const boot = JSON.parse((document.getElementById('perf') || {dataset: {}}).dataset.boot || '{}');
+      const nav = performance.getEntriesByType('navigation')[0];
+      // Served by a service worker from the navigation on (not claimed later during the visit).
+      const sw = navigator.serviceWorker && navigator.serviceWorker.controller !== null
+                 && nav && nav.workerStart > 0;
       return {fcp: fp, ready: ready ? ready.startTime : -1, answered: answered ? answered.startTime : -1,
-              longest: longest, before: before, n: all.length, snapshot: boot.snapshot ? 1 : 0};
+              longest: longest, before: before, n: all.length, snapshot: boot.snapshot ? 1 : 0,
+              sw: sw ? 1 : 0};
     }""")
     return got
 
@@ -346,12 +363,14 @@ class Profile:
     def throttle(self) -> CpuThrottle:
         return CpuThrottle(PHONE_CPU_RATE if self.phone else 1)
 
-    def new_page(self, ctx: BrowserContext) -> Page:
+    def new_page(self, ctx: BrowserContext, offline: bool = False) -> Page:
+        """A page of ``ctx``; on the phone, its network shaped. ``offline``: the shaping says offline too
+        (conditions set on this CDP session would otherwise let requests through a context set offline)."""
         page = ctx.new_page()
         if self.phone:
             cdp = ctx.new_cdp_session(page)
             cdp.send("Network.enable")
-            cdp.send("Network.emulateNetworkConditions", PHONE_NETWORK)
+            cdp.send("Network.emulateNetworkConditions", {**PHONE_NETWORK, "offline": offline})
         return page
 
 
@@ -398,13 +417,15 @@ def startup_figures(
             ctx.add_init_script(LONGTASKS)
             sizes = count_bytes(ctx)
 
-            def guard(route: Any, foreign: set[str] = foreign) -> None:
-                url = route.request.url
+            # Watched, not routed: Playwright turns Chromium's HTTP cache off in a context that routes, and
+            # the service worker's install (its precache revalidates what the page just downloaded) would
+            # then download the whole site again within the figure.
+            def guard(request: Any, foreign: set[str] = foreign) -> None:
+                url = request.url
                 if not url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
                     foreign.add(url)
-                route.continue_()
 
-            ctx.route("**/*", guard)
+            ctx.on("request", guard)
             t = visit(profile.new_page(ctx), base + "/", probe=True)
             cold["answered"].append(t["answered"])
             cold["fcp_lobby"].append(t["fcp"])
@@ -449,42 +470,112 @@ def startup_figures(
     emit(f"{pre}requests_to_other_hosts", len(foreign), "count")
     for url in sorted(foreign):
         print(f"# foreign request: {url}", file=sys.stderr)
+    ctx = warm_figures(p, base, tmp, profile)
+    offline_figures(ctx, base, profile)
+    return ctx
 
-    # Warm: a returning visitor (persistent profile: HTTP cache + compiled wasm cache).
-    warm: dict[str, list[float]] = {"/": [], "/baseline-pyodide.html": []}
+
+def warm_figures(p: Playwright, base: str, tmp: Path, profile: Profile) -> BrowserContext:
+    """A returning visitor (persistent profile: HTTP cache, compiled wasm cache, the interpreter snapshot and,
+    installed by the first visit, the service worker); prints the warm and returning-with-the-worker figures.
+
+    Returns the persistent context, still open (its worker installed)."""
+    pre = profile.prefix
+    # name → address; "bare_no_sw": the plain Pyodide page on another origin, where no worker is registered.
+    urls = {
+        "app": base + "/",
+        "bare": base + "/baseline-pyodide.html",
+        "bare_no_sw": base.replace("//127.0.0.1:", "//localhost:", 1) + "/baseline-pyodide.html",
+    }
     if not profile.phone:
-        warm["/baseline.html"] = []
-    snapshot_starts = 0
+        urls["bare_pyscript"] = base + "/baseline.html"
+    warm: dict[str, list[float]] = {name: [] for name in urls}
+    returning_sw: list[float] = []
+    snapshot_starts = bare_sw = 0
     ctx = p.chromium.launch_persistent_context(
         str(tmp / f"{pre}profile"), executable_path=CHROMIUM, args=ARGS, viewport=profile.viewport
     )
     with profile.throttle():
-        for path in warm:
+        for url in urls.values():
             page = profile.new_page(ctx)
-            visit(page, base + path)
-            # Stay a while, as a player would: V8 writes its compiled-wasm cache after tiering up, and the
-            # app stores its interpreter snapshot.
+            visit(page, url)
+            # Stay a while, as a player would: V8 writes its compiled-wasm cache after tiering up, the
+            # app stores its interpreter snapshot, and its service worker installs.
             page.wait_for_timeout(5000 if not profile.phone else 12000)
             page.close()
         for _ in range(RUNS):
-            for path, values in warm.items():
+            for name, url in urls.items():
                 page = profile.new_page(ctx)
-                t = visit(page, base + path, probe=path == "/")
-                values.append(t["answered"] if path == "/" else t["ready"])
-                snapshot_starts += int(t["snapshot"]) if path == "/" else 0
+                t = visit(page, url, probe=name == "app")
                 page.close()
-    app_warm, bare_warm = statistics.median(warm["/"]), statistics.median(warm["/baseline-pyodide.html"])
+                warm[name].append(t["answered"] if name == "app" else t["ready"])
+                if name == "app":
+                    snapshot_starts += int(t["snapshot"])
+                    if t["sw"]:
+                        returning_sw.append(t["answered"])
+                bare_sw += int(t["sw"]) if name == "bare" else 0
+    app_warm, bare_warm = statistics.median(warm["app"]), statistics.median(warm["bare"])
     emit(f"{pre}interactive_warm_median", app_warm, "ms")
     emit(f"{pre}interactive_warm_snapshot_starts", f"{snapshot_starts}/{RUNS}", "count")
     emit(f"{pre}interactive_warm_bare_pyodide_worker_median", bare_warm, "ms")
-    if "/baseline.html" in warm:
+    emit(f"{pre}interactive_warm_bare_pyodide_worker_sw_served", f"{bare_sw}/{RUNS}", "count")
+    if "bare_pyscript" in warm:
         emit(
             f"{pre}interactive_warm_bare_pyscript_worker_median",
-            statistics.median(warm["/baseline.html"]),
+            statistics.median(warm["bare_pyscript"]),
             "ms",
         )
     ratio(f"{pre}interactive_warm_to_bare_pyodide", app_warm, bare_warm)
+    bare_no_sw = statistics.median(warm["bare_no_sw"])
+    app_sw = statistics.median(returning_sw) if returning_sw else float("nan")
+    emit(f"{pre}interactive_returning_sw_median", app_sw, "ms")
+    emit(f"{pre}interactive_returning_sw_served", f"{len(returning_sw)}/{RUNS}", "count")
+    emit(f"{pre}interactive_warm_bare_pyodide_worker_no_sw_median", bare_no_sw, "ms")
+    ratio(f"{pre}interactive_returning_sw_to_bare_pyodide_warm_no_sw", app_sw, bare_no_sw)
     return ctx
+
+
+# The page and its service worker both refused by the network (a request the worker does not answer).
+REFUSED = "() => fetch('/healthz', {cache: 'no-store'}).then(() => false, () => true)"
+# When the offline note (#net-note) first gets its text, on the page's clock (navigation start = 0).
+NOTE_WATCH = """new MutationObserver((_, seen) => { const n = document.getElementById('net-note');
+  if (n && n.textContent.trim()) { window.__offlineNote = performance.now(); seen.disconnect(); } })
+  .observe(document, {childList: true, subtree: true, characterData: true});"""
+
+
+def offline_visit(ctx: BrowserContext, url: str, profile: Profile) -> tuple[float, float, bool]:
+    """Navigation → the offline note shows, → Python ready (ms), and whether the network was really off."""
+    page = profile.new_page(ctx, offline=True)
+    page.add_init_script(NOTE_WATCH)
+    page.goto(url, wait_until="commit")  # fails unless the service worker answers
+    note = float(page.wait_for_function("window.__offlineNote", timeout=60_000).json_value())
+    page.wait_for_selector("html.ready", state="attached", timeout=60_000)
+    ready = float(page_timings(page)["ready"])
+    cut = page.evaluate("navigator.onLine") is False and bool(page.evaluate(REFUSED))
+    cut = cut and all(bool(w.evaluate(REFUSED)) for w in ctx.service_workers)
+    page.close()
+    return note, ready, cut
+
+
+def offline_figures(ctx: BrowserContext, base: str, profile: Profile) -> None:
+    """The installed app started offline (its worker controls the site): to its offline note, to ready."""
+    pre = profile.prefix
+    notes: list[float] = []
+    ready: list[float] = []
+    refused = 0
+    ctx.set_offline(True)
+    try:
+        with profile.throttle():
+            for _ in range(RUNS):
+                note, up, cut = offline_visit(ctx, base + "/", profile)
+                notes.append(note)
+                ready.append(up)
+                refused += int(cut)
+    finally:
+        ctx.set_offline(False)
+    emit(f"{pre}offline_start_median", statistics.median(notes), "ms")
+    emit(f"{pre}offline_ready_median", statistics.median(ready), "ms")
+    emit(f"{pre}offline_start_network_refused", f"{refused}/{RUNS}", "count")
 
 
 def main() -> int:

@@ -2,9 +2,10 @@
 ``Page.getInstallabilityErrors`` once the service worker controls the page), the app opening offline from
 the worker's cache and saying so, a new deployment offered with "new version, reload" and taken on the
 click, turn reminders turned on from My account and a push delivered to the worker shown as a notification
-(DevTools' ``ServiceWorker.deliverPushMessage``), and its click opening the table; offline, the replay of a game
-already viewed opens from the worker's ``lexio-replays`` cache, one never viewed says the relay does not answer.
-axe on the banners and on My account's reminders at 1280x800 and 375x667; screenshots in e2e/artifacts/issue31/.
+(DevTools' ``ServiceWorker.deliverPushMessage``), and its click opening the table; offline, the replay of a
+game already viewed opens from the worker's ``lexio-replays`` cache, one never viewed says the relay does not
+answer. axe on the banners and on My account's reminders at 1280x800 and 375x667; screenshots in
+e2e/artifacts/issue31/.
 
 Pages are opened at http://localhost:PORT: service workers (and passkeys) need a secure context."""
 
