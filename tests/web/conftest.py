@@ -11,6 +11,12 @@ WEB = Path(__file__).resolve().parents[2] / "web"
 if str(WEB) not in sys.path:
     sys.path.insert(0, str(WEB))
 
+# Every region the glue skips because its inputs did not change is drawn anyway in these tests and must come
+# out the same (app.glue.rendering.Renderer.keyed): a key that misses an input fails the test that shows it.
+import app.glue.rendering  # noqa: E402
+
+app.glue.rendering.CHECK_KEYS = True
+
 
 @pytest.fixture(autouse=True)
 def _close_pages() -> Iterator[None]:

@@ -34,10 +34,10 @@ from app.sheet import last_placement
 from app.state import LEVELS, UiState
 from app.timing import effective_deadline, format_countdown, remaining_ms, reserve_now, seconds_until
 from app.unseen import unseen_counts, unseen_total
-from engine.variants import BLANK, Kind
+from engine.variants import BLANK, Kind, Variant
 
 if TYPE_CHECKING:
-    from app.payloads import GameEvent, SeatView, WordScore
+    from app.payloads import GameEvent, SeatView, View, WordScore
 
 SEL = ' aria-selected="true"'
 ON_TURN = ' class="on-turn"'
@@ -280,6 +280,22 @@ def hot_squares(state: UiState) -> set[str]:
     return hot
 
 
+# The last placement's squares, for the last view asked about (views are replaced, never changed in place).
+_LAST: list[tuple[View | None, frozenset[str]]] = [(None, frozenset())]
+
+
+def _last_placement(view: View | None) -> frozenset[str]:
+    if _LAST[0][0] is not view:
+        _LAST[0] = (view, last_placement(view))
+    return _LAST[0][1]
+
+
+# Cells already drawn, by everything a cell is drawn from (see board_cells): moving the cursor or typing a
+# letter draws a handful of squares, most of them seen before. Emptied when full.
+_CELLS: dict[tuple[object, ...], str] = {}
+_CELLS_MAX = 4096
+
+
 def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) -> dict[str, str]:
     """Square name → the cell's HTML (walls included, so the grid keeps its shape); ``only``: just those."""
     variant = state.variant
@@ -291,72 +307,104 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
         for w in prev["breakdown"].get("words", ()):
             placed_words.update(w.get("squares", ()))
     cells: dict[str, str] = {}
-    last = last_placement(state.view)
-    for i, sq in enumerate(variant.names):
-        if only is not None and sq not in only:
-            continue
-        kind = variant.kinds[i]
-        code = KIND_CODE[kind]
-        if kind is Kind.WALL:
-            cells[sq] = (
-                f'<div class="sq k-wall" id="sq-{sq}" role="gridcell" aria-label="{sq}, '
-                f'{_attr_t(tr, "kind_wall")}"></div>'
-            )
-            continue
-        classes = ["sq", f"k-{code}"]
-        label_kind = tr.t("kind_" + code) if kind is not Kind.PLAIN else ""
-        inner = ""
-        lbl = ""
-        if sq in board:
-            t = board[sq]
-            blank = bool(t.get("blank"))
-            value = 0 if blank else variant.values.get(str(t["letter"]).upper(), 0)
-            inner = _tile_html(str(t["letter"]), value, blank)
-            state_txt = (
-                tr.t("sq_blank", letter=str(t["letter"]).upper())
-                if blank
-                else tr.t("sq_tile", letter=str(t["letter"]).upper(), value=value)
-            )
-            classes.append("filled")
-        elif sq in pending:
-            p = pending[sq]
-            value = 0 if p.blank else variant.values.get(p.letter, 0)
-            inner = _tile_html(p.letter, value, p.blank, " pending")
-            state_txt = (
-                (
-                    tr.t("sq_blank", letter=p.letter)
-                    if p.blank
-                    else tr.t("sq_tile", letter=p.letter, value=value)
-                )
-                + ", "
-                + tr.t("sq_pending")
-            )
-            classes.append("has-pending")
-        else:
-            lbl = tr.t("abbr_" + code) if kind is not Kind.PLAIN else ""
-            inner = f'<span class="lbl" aria-hidden="true">{_e(lbl)}</span>' if lbl else ""
-            state_txt = tr.t("sq_plain")
-        if sq in placed_words and sq not in pending:
-            classes.append("in-word")
-        if sq == state.cursor:
-            classes.append("cursor")
-            classes.append("dir-across" if state.across else "dir-down")
-        # The name starts with what the square shows (its letter, or the premium's label), then where it is
-        # and what it is: "M x3, C1, mot x3, vide", "G, 3 pt, E7" (axe: label-content-name-mismatch).
-        shown = (lbl if sq not in board and sq not in pending else "") or ""
-        if sq in board or sq in pending:
-            label = ", ".join(x for x in (state_txt, sq, label_kind) if x)
-        else:
-            label = ", ".join(x for x in (shown, sq, label_kind, state_txt) if x)
-        if sq in last:  # outlined and marked in CSS too: not colour alone
-            classes.append("last-move")
-            # The replay may show another move there (the expert's choice): the view names it.
-            label += ", " + tr.t(str((state.view or {}).get("last_label") or "sq_last_move"))
-        cells[sq] = (
-            f'<div class="{" ".join(classes)}" id="sq-{sq}" data-sq="{sq}" role="gridcell" '
-            f'aria-label="{_e(label)}"{SEL if sq == state.cursor else ""}>{inner}</div>'
+    last = _last_placement(state.view)
+    last_label = str((state.view or {}).get("last_label") or "sq_last_move")
+    cursor, across = state.cursor, state.across
+    # Only the asked squares are visited (a key on the board asks for a handful), in the board's order.
+    where = (
+        range(len(variant.names))
+        if only is None
+        else sorted(i for i in (variant.index.get(sq) for sq in only) if i is not None)
+    )
+    for i in where:
+        sq = variant.names[i]
+        t = board.get(sq)
+        p = pending.get(sq)
+        key = (
+            tr,
+            variant.name,
+            i,
+            None if t is None else (str(t["letter"]), bool(t.get("blank"))),
+            None if p is None or t is not None else (p.letter, p.blank),
+            sq in placed_words and p is None,
+            None if sq != cursor else across,
+            last_label if sq in last else None,
         )
+        html = _CELLS.get(key)
+        if html is None:
+            if len(_CELLS) >= _CELLS_MAX:
+                _CELLS.clear()
+            html = _CELLS[key] = _cell(tr, variant, i, key[3], key[4], key[5], key[6], key[7])
+        cells[sq] = html
     return cells
+
+
+def _cell(
+    tr: Translator,
+    variant: Variant,
+    i: int,
+    tile: tuple[str, bool] | None,
+    pend: tuple[str, bool] | None,
+    in_word: bool,
+    cursor: bool | None,
+    last_label: str | None,
+) -> str:
+    """One square's cell: ``tile`` (letter, blank) on the board, else ``pend`` (letter, blank) placed and not
+    yet played; ``in_word``: in a previewed word; ``cursor``: None off the cursor, else its direction
+    (across or not); ``last_label``: the square is in the last placement, said so by this message."""
+    sq = variant.names[i]
+    kind = variant.kinds[i]
+    code = KIND_CODE[kind]
+    if kind is Kind.WALL:
+        return (
+            f'<div class="sq k-wall" id="sq-{sq}" role="gridcell" aria-label="{sq}, '
+            f'{_attr_t(tr, "kind_wall")}"></div>'
+        )
+    classes = ["sq", f"k-{code}"]
+    label_kind = tr.t("kind_" + code) if kind is not Kind.PLAIN else ""
+    if tile is not None:
+        letter, blank = tile
+        value = 0 if blank else variant.values.get(letter.upper(), 0)
+        inner = _tile_html(letter, value, blank)
+        state_txt = (
+            tr.t("sq_blank", letter=letter.upper())
+            if blank
+            else tr.t("sq_tile", letter=letter.upper(), value=value)
+        )
+        classes.append("filled")
+    elif pend is not None:
+        letter, blank = pend
+        value = 0 if blank else variant.values.get(letter, 0)
+        inner = _tile_html(letter, value, blank, " pending")
+        state_txt = (
+            (tr.t("sq_blank", letter=letter) if blank else tr.t("sq_tile", letter=letter, value=value))
+            + ", "
+            + tr.t("sq_pending")
+        )
+        classes.append("has-pending")
+    else:
+        lbl = tr.t("abbr_" + code) if kind is not Kind.PLAIN else ""
+        inner = f'<span class="lbl" aria-hidden="true">{_e(lbl)}</span>' if lbl else ""
+        state_txt = tr.t("sq_plain")
+    if in_word:
+        classes.append("in-word")
+    if cursor is not None:
+        classes.append("cursor")
+        classes.append("dir-across" if cursor else "dir-down")
+    # The name starts with what the square shows (its letter, or the premium's label), then where it is
+    # and what it is: "M x3, C1, mot x3, vide", "G, 3 pt, E7" (axe: label-content-name-mismatch).
+    if tile is not None or pend is not None:
+        label = ", ".join(x for x in (state_txt, sq, label_kind) if x)
+    else:
+        label = ", ".join(x for x in (lbl, sq, label_kind, state_txt) if x)
+    if last_label is not None:  # outlined and marked in CSS too: not colour alone
+        classes.append("last-move")
+        # The replay may show another move there (the expert's choice): the view names it.
+        label += ", " + tr.t(last_label)
+    return (
+        f'<div class="{" ".join(classes)}" id="sq-{sq}" data-sq="{sq}" role="gridcell" '
+        f'aria-label="{_e(label)}"{SEL if cursor is not None else ""}>{inner}</div>'
+    )
 
 
 def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None) -> str:
@@ -380,41 +428,38 @@ def board(state: UiState, tr: Translator, cells: Mapping[str, str] | None = None
     )
 
 
-def rack_area(state: UiState, tr: Translator) -> str:
-    if state.seat is None and not state.demo:
-        # A spectator has no rack, no reserve and no play controls: only who is watching.
-        return (
-            f'<p class="watching" data-testid="watching">{_e(tr.t("watching_you"))} '
-            f"{_e(watchers_text(tr, state.watchers)) if state.watchers else ''}</p>"
-        )
-    variant = state.variant
-    rack = state.rack
-    tiles = []
-    for i in state.available():
-        letter = rack[i]
-        value = variant.values.get(letter, 0)
-        blank = letter == BLANK
-        label = tr.t("rack_blank") if blank else tr.t("rack_tile", letter=letter, value=value)
-        sel = state.selected == i or (state.dialog == "swap" and i in state.swap_sel)
-        tiles.append(
-            '<button type="button" class="tile '
-            f'rack-tile{" blank" if blank else ""}{" selected" if sel else ""}" '
-            f'data-rack="{i}" data-testid="rack-tile" aria-pressed="{"true" if sel else "false"}" '
-            f'aria-label="{_e(label)}"><b>{"?" if blank else _e(letter)}</b>{value_html(value)}</button>'
-        )
-    mine = state.my_turn and not state.cut_off  # a move made offline could not be sent
-    busy = bool(state.awaiting)
-    dis = "" if mine and not busy else " disabled"
-    swap_dis = "" if mine and state.can_swap() and not busy else " disabled"
-    direction = tr.t("direction_across") if state.across else tr.t("direction_down")
+# Pieces of the rack's HTML already made (a tile, the row of buttons), by what they are made from: a key
+# typed on the board redraws the rack from these. Emptied when full (a few languages x racks).
+_RACK_PARTS: dict[tuple[object, ...], str] = {}
+_RACK_PARTS_MAX = 512
+
+
+def _rack_part(key: tuple[object, ...], html: str) -> str:
+    """Keep ``html`` made for ``key``."""
+    if len(_RACK_PARTS) >= _RACK_PARTS_MAX:
+        _RACK_PARTS.clear()
+    _RACK_PARTS[key] = html
+    return html
+
+
+def _rack_tile(tr: Translator, i: int, letter: str, value: int, sel: bool) -> str:
+    blank = letter == BLANK
+    label = tr.t("rack_blank") if blank else tr.t("rack_tile", letter=letter, value=value)
     return (
-        f'<div class="rack" id="rack" role="group" aria-label="{_attr_t(tr, "rack")}" data-testid="rack">'
-        f"{''.join(tiles)}</div>"
+        '<button type="button" class="tile '
+        f'rack-tile{" blank" if blank else ""}{" selected" if sel else ""}" '
+        f'data-rack="{i}" data-testid="rack-tile" aria-pressed="{"true" if sel else "false"}" '
+        f'aria-label="{_e(label)}"><b>{"?" if blank else _e(letter)}</b>{value_html(value)}</button>'
+    )
+
+
+def _rack_actions(tr: Translator, submit: str, recall: str, swap: str, dis: str, across: bool) -> str:
+    direction = tr.t("direction_across") if across else tr.t("direction_down")
+    return (
         '<div class="actions">'
-        f'<button type="button" id="btn-submit" class="primary" data-act="submit"'
-        f"{dis if state.pending else ' disabled'}>{_e(tr.t('submit'))}</button>"
-        f'<button type="button" id="btn-recall" data-act="recall"{"" if state.pending else " disabled"}>'
-        f"{_e(tr.t('recall'))}</button>"
+        f'<button type="button" id="btn-submit" class="primary" data-act="submit"{submit}>'
+        f"{_e(tr.t('submit'))}</button>"
+        f'<button type="button" id="btn-recall" data-act="recall"{recall}>{_e(tr.t("recall"))}</button>'
         f'<button type="button" id="btn-shuffle" data-act="shuffle">{_e(tr.t("shuffle"))}</button>'
         # The visible arrow and word are the name (axe: label-content-name-mismatch); the title explains.
         '<button type="button" id="btn-direction" data-act="direction" '
@@ -422,9 +467,43 @@ def rack_area(state: UiState, tr: Translator) -> str:
         f'<span aria-hidden="true">{_e(direction[:1])}</span> '
         f'<span class="dir-word">{_e(direction[2:])}</span>'
         "</button>"
-        f'<button type="button" id="btn-swap" data-act="swap"{swap_dis}>{_e(tr.t("swap"))}</button>'
+        f'<button type="button" id="btn-swap" data-act="swap"{swap}>{_e(tr.t("swap"))}</button>'
         f'<button type="button" id="btn-pass" data-act="pass"{dis}>{_e(tr.t("pass"))}</button>'
         "</div>"
+    )
+
+
+def rack_area(state: UiState, tr: Translator) -> str:
+    if state.seat is None and not state.demo:
+        # A spectator has no rack, no reserve and no play controls: only who is watching.
+        return (
+            f'<p class="watching" data-testid="watching">{_e(tr.t("watching_you"))} '
+            f"{_e(watchers_text(tr, state.watchers)) if state.watchers else ''}</p>"
+        )
+    values = state.variant.values
+    rack = state.rack
+    tiles = []
+    key: tuple[object, ...]
+    for i in state.available():
+        letter = rack[i]
+        value = values.get(letter, 0)
+        sel = state.selected == i or (state.dialog == "swap" and i in state.swap_sel)
+        key = ("tile", tr, i, letter, value, sel)
+        html = _RACK_PARTS.get(key)
+        tiles.append(html if html is not None else _rack_part(key, _rack_tile(tr, i, letter, value, sel)))
+    mine = state.my_turn and not state.cut_off  # a move made offline could not be sent
+    busy = bool(state.awaiting)
+    dis = "" if mine and not busy else " disabled"
+    swap_dis = "" if mine and state.can_swap() and not busy else " disabled"
+    submit = dis if state.pending else " disabled"
+    recall = "" if state.pending else " disabled"
+    key = ("actions", tr, submit, recall, swap_dis, dis, state.across)
+    actions = _RACK_PARTS.get(key) or _rack_part(
+        key, _rack_actions(tr, submit, recall, swap_dis, dis, state.across)
+    )
+    return (
+        f'<div class="rack" id="rack" role="group" aria-label="{_attr_t(tr, "rack")}" data-testid="rack">'
+        f"{''.join(tiles)}</div>{actions}"
     )
 
 
@@ -508,6 +587,15 @@ def preview(state: UiState, tr: Translator) -> str:
             f'<p class="note muted">{_e(tr.t("preview_note"))}</p>'
         )
     return "".join(parts)
+
+
+def status_clock(state: UiState, server_now: int) -> tuple[object, ...]:
+    """What of :func:`status` changes with time alone (the countdown's seconds and urgency, the reserve's
+    tries and seconds to its refill): the glue draws the line again only when this or the view changed."""
+    left = remaining_ms(effective_deadline(state.clock), server_now)
+    tries, next_ms = reserve_now((state.view or {}).get("reserve"), server_now)
+    urgent = left is not None and left < 15_000
+    return format_countdown(left), urgent, tries, seconds_until(next_ms, server_now)
 
 
 def status(state: UiState, tr: Translator, server_now: int) -> str:

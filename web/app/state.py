@@ -87,6 +87,10 @@ class UiState:
         self.seat: int | None = None
         self.token: str | None = None
         self.view: View | None = None
+        self._board_of: View | None = None  # the view board_map's dict was made from
+        self._board: dict[str, Tile] = {}
+        self._variant_of: View | None = None  # the view the variant was looked up for
+        self._variant: Variant | None = None
         self.seq = -1
         # A resync is on its way: events until the snapshot are covered by it, so one request is enough.
         self.resyncing = False
@@ -143,7 +147,10 @@ class UiState:
 
     @property
     def variant(self) -> Variant:
-        return get_variant(str((self.view or {}).get("variant", "lexio")))
+        view = self.view
+        if self._variant_of is not view or self._variant is None:  # looked up once per view
+            self._variant_of, self._variant = view, get_variant(str((view or {}).get("variant", "lexio")))
+        return self._variant
 
     @property
     def rack(self) -> str:
@@ -161,7 +168,12 @@ class UiState:
         return self.conn in ("connecting", "offline", "stopped")
 
     def board_map(self) -> dict[str, Tile]:
-        return {str(t["sq"]): t for t in (self.view or {}).get("board") or ()}
+        """Square → tile on the board (shared: not to be changed), made once per view (views are replaced,
+        never changed in place)."""
+        if self._board_of is not self.view:
+            self._board_of = self.view
+            self._board = {str(t["sq"]): t for t in (self.view or {}).get("board") or ()}
+        return self._board
 
     def pending_at(self, sq: str) -> Pending | None:
         for p in self.pending:

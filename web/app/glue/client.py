@@ -153,7 +153,7 @@ class Client:
         now = self.browser.now_ms()
         self.renderer.observe_turn(now)
         if s.screen == "table":
-            page.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
+            self.renderer.write_status(now)  # only when a second went by or the view changed
         if s.conn == "offline":
             page.write("banner", render.banner(s, tr, now))
         idle_invite = s.screen == "invite" and not (s.lobby.joining or s.lobby.watching)

@@ -325,19 +325,18 @@ class UiEvents:
             if rs.key(key):
                 self.renderer.render()
             return
-        used: list[bool] = []
         had_dialog = s.dialog
-        self.renderer.timed(
-            lambda: used.append(s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl"))))
-        )
+
+        def act() -> None:
+            used = s.key(key, shift=bool(d.get("shift")), ctrl=bool(d.get("ctrl")))
+            # Where the focus goes travels in the key's own patch (one message to the page per key).
+            if had_dialog and not s.dialog:
+                self.return_focus()
+            elif used and not s.dialog and s.screen == "table":
+                page.patch["focus"] = "board"
+
+        self.renderer.timed(act)
         self.conn.flush()
-        if had_dialog and not s.dialog:
-            self.return_focus()
-            page.send()
-            return
-        if used and used[0] and not s.dialog and s.screen == "table":
-            page.patch["focus"] = "board"
-            page.send()
 
     def on_drop(self, d: UiEvent) -> None:
         s = self.session.state

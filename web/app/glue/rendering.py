@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 # Regions every screen has: kept in the cache when the screen changes.
 CHROME = ("hdr", "banner")
+# Tests set this: a region skipped because its inputs are unchanged (Renderer.keyed) is drawn anyway and must
+# come out the same, which proves that its key names every input it is drawn from.
+CHECK_KEYS = False
 
 
 class Renderer:
@@ -51,6 +54,9 @@ class Renderer:
         self.side_tr: Translator | None = None
         self.side_presence: tuple[object, ...] = ()
         self.chat_key: tuple[object, ...] = ()
+        # region -> (the inputs it was last drawn from, that drawing): see keyed
+        self.memo: dict[str, tuple[tuple[object, ...], str]] = {}
+        self.drawn: dict[str, int] = {}  # region -> how many times it was drawn (tests count them)
         self.preview_ms: list[float] = []  # action → patch handed to the page, per timed action
         self.codes_shown = False  # the recovery codes' dialog is on the page (its focus was given once)
 
@@ -65,7 +71,12 @@ class Renderer:
         extra = sound_button(ses.signals, tr) + notify_button(ses.notify_perm, tr) if at_table else ""
         home = s.screen == "home" and ses.replay is None and ses.account.page is None and ses.profile is None
         extra = playnow.chip(ses.playnow, tr, on_home=home) + extra  # a seek goes on: said off home
-        page.write("hdr", render.shell_header(s, tr, extra, menu_open=ses.account.menu_open))
+        menu_open = ses.account.menu_open
+        self.keyed(
+            "hdr",
+            (tr, s.conn, s.demo, s.member, extra, menu_open),
+            lambda: render.shell_header(s, tr, extra, menu_open=menu_open),
+        )
         page.write("banner", render.banner(s, tr, now))
         screen = "replay" if ses.replay is not None else s.screen
         if ses.account.page is not None:
@@ -187,10 +198,17 @@ class Renderer:
                 if s.cursor:
                     page.attr("board", "aria-activedescendant", "sq-" + s.cursor)
         self.hot, self.board_key = hot, board_key
-        page.write("t-rack", render.rack_area(s, tr))
-        page.write("t-preview", render.preview(s, tr))
-        page.write("t-announce", self.announce_html())
-        page.write("t-status", render.status(s, tr, s.clock_sync.server_now(now)))
+        # Each region is drawn again only when what it is drawn from changed (see keyed): a key on the board
+        # redraws the rack and the preview when a tile moved, never the status line nor the announcement.
+        view, seat, cut_off = s.view, s.seat, s.cut_off
+        rack_key = (tr, view, seat, s.demo, s.watchers, tuple(s.available()), s.selected, s.dialog)
+        swap = tuple(sorted(s.swap_sel)) if s.dialog == "swap" else ()
+        play_key = (cut_off, bool(s.awaiting), s.across, bool(s.pending), swap)
+        self.keyed("t-rack", rack_key + play_key, lambda: render.rack_area(s, tr))
+        preview_key = (tr, view, seat, s.demo, tuple(s.rejected), s.error, s.preview)
+        self.keyed("t-preview", preview_key, lambda: render.preview(s, tr))
+        self.write_announce()
+        self.write_status(now)
         side_key = (s.conn, dict(s.presence), s.member, s.ratings)
         if s.view is not self.side_for or tr is not self.side_tr or side_key != self.side_presence:
             # Players, unseen tiles and the journal depend only on the server's view and the connection
@@ -200,6 +218,37 @@ class Renderer:
             page.write("t-players", render.players(s, tr) + report)
             page.write("t-unseen", render.unseen(s, tr))
             page.write("t-journal", render.journal(s, tr))
+
+    def write_status(self, now: int) -> None:
+        """The status line (turn, countdown, bag, reserve): drawn again when the view changed or a second
+        of its countdown or of the reserve's refill went by (render.status_clock)."""
+        s, tr = self.session.state, self.session.tr
+        server_now = s.clock_sync.server_now(now)
+        key = (tr, s.view, s.clock, s.seat, s.cut_off, s.watchers, render.status_clock(s, server_now))
+        self.keyed("t-status", key, lambda: render.status(s, tr, server_now))
+
+    def write_announce(self) -> None:
+        """The live region saying whose turn it is: drawn again only when the turn or what was played did
+        (a screen reader then says it; an unchanged region says nothing)."""
+        s = self.session.state
+        key = (self.session.tr, s.view, s.seat, self.session.signals.warning)
+        self.keyed("t-announce", key, self.announce_html)
+
+    def keyed(self, region: str, key: tuple[object, ...], draw: Callable[[], str]) -> None:
+        """Write ``region`` as ``draw()`` makes it, unless ``key`` (everything it is drawn from, compared with
+        ``==``; the view and the preview by identity, as they are replaced, never changed in place) is the
+        same as at its last drawing and the page still holds that drawing (nothing else wrote the region
+        since, no new screen emptied the cache)."""
+        page = self.page
+        memo = self.memo.get(region)
+        if memo is not None and memo[0] == key and page.cache.get(region) is memo[1]:
+            if CHECK_KEYS:
+                fresh = draw()
+                assert fresh == memo[1], f"{region}: its key {key!r} misses an input"
+            return
+        self.drawn[region] = self.drawn.get(region, 0) + 1
+        page.write(region, draw())
+        self.memo[region] = (key, page.cache[region])
 
     def render_chat(self) -> None:
         ses = self.session
@@ -240,7 +289,7 @@ class Renderer:
         if sig.notify is not None:
             page.patch["notify"] = list(sig.notify)
         if sig.last_seconds and s.screen == "table":
-            page.write("t-announce", self.announce_html())
+            self.write_announce()
 
     def announce_html(self) -> str:
         tr = self.session.tr

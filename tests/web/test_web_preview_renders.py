@@ -1,0 +1,172 @@
+"""A key on the board redraws only what it changed (issue 28, "the preview under 1 ms"): the rack and the
+preview when a tile moved, a few squares, never the status line, the announcement, the header or the side
+panels; and the page it leaves is the page a full render draws from scratch."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from typing import Any
+
+from app import render
+from app.glue.client import Client
+from app.glue.rendering import Renderer
+from app.glue.session import PagePatch
+from fake_browser import FakeBrowser, client_at, ui
+from web_helpers import snapshot, started
+
+TOKEN = "tok-1"
+CELL = re.compile(r'<div class="[^"]*" id="sq-([A-Z]\d+)"[^>]*>.*?</div>')
+
+
+def demo() -> tuple[Client, FakeBrowser]:
+    """The offline demo table (bench/browser.py's preview), the board focused."""
+    client, browser = client_at("/")
+    client.begin("2")
+    ui(client, t="focus", id="board")
+    return client, browser
+
+
+def seated() -> tuple[Client, FakeBrowser]:
+    """Seat 0 at a started two-player table on the relay, on turn: a countdown and a reserve that tick."""
+    client, browser = client_at("/t/abc", {"lexio:abc": TOKEN, "lexio:name": "P0"})
+    client.begin()
+    browser.socket.opened()
+    browser.socket.receive({"type": "welcome", "id": "j0", "table": "abc", "seat": 0, "token": TOKEN})
+    browser.socket.receive(snapshot(started(2), 0))
+    ui(client, t="focus", id="board")
+    return client, browser
+
+
+def key(client: Client, k: str) -> None:
+    ui(client, t="key", key=k, shift=False, ctrl=False)
+
+
+def rack_letters(client: Client) -> list[str]:
+    s = client.session.state
+    return [s.rack[i] for i in s.available() if s.rack[i] != "?"]
+
+
+def drawn_by(client: Client, action: Any) -> dict[str, int]:
+    """The regions ``action`` drew (Renderer.keyed), with how many times."""
+    before = dict(client.renderer.drawn)
+    action()
+    after = client.renderer.drawn
+    return {r: n - before.get(r, 0) for r, n in after.items() if n != before.get(r, 0)}
+
+
+def page_of(browser: FakeBrowser) -> dict[str, str]:
+    """The page's regions as it shows them: every patch applied in turn as the page applies it (regions, then
+    squares, then the board's attributes: web/src/index.html)."""
+    regions: dict[str, str] = {}
+    for patch in browser.patches:
+        regions.update(patch.get("r", {}))
+        cells = patch.get("c", {})
+        if cells:
+            board = regions["t-board"]
+            regions["t-board"] = CELL.sub(lambda m, c=cells: c.get(m.group(1), m.group(0)), board)
+        for element, name, value in patch.get("a", []):
+            if element == "board":
+                board = regions["t-board"]
+                head = re.search(r'<div id="board"[^>]*>', board)
+                assert head is not None
+                tag = re.sub(f' {name}="[^"]*"', "", head.group(0))[:-1] + f' {name}="{value}">'
+                regions["t-board"] = board[: head.start()] + tag + board[head.end() :]
+    return regions
+
+
+def full_render(client: Client) -> dict[str, str]:
+    """The page a fresh renderer draws from the same state, nothing remembered (its pieces made afresh)."""
+    render._CELLS.clear()
+    render._RACK_PARTS.clear()
+    render._LAST[0] = (None, frozenset())
+    fresh = FakeBrowser(now=client.browser.now_ms())
+    # Its own copy of the turn's signals: observing the turn must not change what the client remembers.
+    ses = dataclasses.replace(client.session, signals=copy.deepcopy(client.session.signals))
+    Renderer(ses, PagePatch(fresh, {}), fresh).render()
+    return page_of(fresh)
+
+
+def assert_same_page(client: Client, browser: FakeBrowser) -> None:
+    expected = full_render(client)
+    shown = page_of(browser)
+    for region, html in expected.items():
+        assert shown.get(region) == html, region
+
+
+def test_typing_a_letter_draws_the_rack_and_the_preview_only() -> None:
+    client, browser = demo()
+    key(client, "ArrowUp")
+    letter = rack_letters(client)[0]
+    drawn = drawn_by(client, lambda: key(client, letter))
+    assert drawn == {"t-rack": 1, "t-preview": 1}
+    patch = browser.patches[-1]
+    assert set(patch["r"]) == {"t-rack", "t-preview"}
+    assert 1 <= len(patch["c"]) <= 4  # the square typed on, the cursor's next one, the previewed word's
+    assert patch["focus"] == "board"  # in the key's own patch: one message to the page per key
+
+
+def test_moving_the_cursor_draws_no_region_and_sends_its_two_squares() -> None:
+    client, browser = demo()
+    key(client, "ArrowUp")
+    sent = len(browser.patches)
+    assert drawn_by(client, lambda: key(client, "ArrowLeft")) == {}
+    assert len(browser.patches) == sent + 1
+    patch = browser.patches[-1]
+    assert "r" not in patch
+    assert len(patch["c"]) == 2  # the square left and the square reached
+
+
+def test_a_key_that_changes_nothing_sends_nothing_but_its_timing() -> None:
+    client, browser = demo()
+    key(client, "Escape")  # nothing placed: nothing to recall
+    assert drawn_by(client, lambda: key(client, "Escape")) == {}
+    assert set(browser.patches[-1]) <= {"perf", "ts", "focus"}
+
+
+def test_the_page_after_keys_and_clicks_on_the_demo_table_is_a_full_render() -> None:
+    client, browser = demo()
+    assert_same_page(client, browser)
+    letters = rack_letters(client)
+    steps: list[Any] = [
+        lambda: key(client, "ArrowUp"),
+        lambda: key(client, letters[0]),
+        lambda: key(client, letters[1]),
+        lambda: key(client, " "),  # the direction: the cursor's square and the rack's button change
+        lambda: key(client, letters[2]),
+        lambda: key(client, "Backspace"),
+        lambda: ui(client, t="click", sq="H8"),
+        lambda: ui(client, t="click", rack=client.session.state.available()[0]),
+        lambda: ui(client, t="click", act="shuffle"),
+        lambda: key(client, "Escape"),
+        lambda: ui(client, t="click", sq="E6"),
+        lambda: key(client, letters[3]),
+        lambda: ui(client, t="click", act="lang", arg="en"),  # every region again, in English
+        lambda: key(client, "ArrowDown"),
+        lambda: ui(client, t="click", act="recall"),
+    ]
+    for step in steps:
+        step()
+        assert_same_page(client, browser)
+
+
+def test_the_page_at_a_relay_table_stays_a_full_render_as_the_clock_runs() -> None:
+    client, browser = seated()
+    letters = rack_letters(client)
+    key(client, "ArrowUp")
+    for i, letter in enumerate(letters[:3]):
+        browser.now += 700  # a second boundary every other step: the countdown moves on its own
+        client.tick()
+        assert_same_page(client, browser)
+        key(client, letter)
+        assert_same_page(client, browser)
+        if i == 1:
+            # The view changes (a frame from the relay): the status and the players' regions follow.
+            browser.socket.receive({"type": "watchers", "count": 2})
+            assert_same_page(client, browser)
+    browser.now += 60_000  # the reserve refills, the countdown nears its end
+    client.tick()
+    assert_same_page(client, browser)
+    key(client, "Escape")
+    assert_same_page(client, browser)
