@@ -337,7 +337,7 @@ class PostgresStore:
         try:
             with self._transaction() as conn, conn.cursor() as cur:
                 if epoch is not None:
-                    self._check_owner(cur, table_id, epoch)
+                    _check_owner(cur, self.node_id, table_id, epoch)
                 cur.executemany(
                     "INSERT INTO events (table_id, seq, body, token_hash) VALUES (%s, %s, %s, %s)",
                     [(table_id, first_seq + i, _dumps(body), th) for i, (body, th) in enumerate(events)],
@@ -442,7 +442,7 @@ class PostgresStore:
         """Give the table up (drain), fenced like an append: another node may claim it at once.
         Raises NotOwner stale_epoch if it was no longer ours, JournalUnavailable."""
         with self._transaction() as conn, conn.cursor() as cur:
-            self._check_owner(cur, table_id, epoch)
+            _check_owner(cur, self.node_id, table_id, epoch)
             cur.execute("UPDATE tables SET owner = NULL WHERE id = %s", (table_id,))
 
     def release_all(self) -> int:
@@ -485,18 +485,6 @@ class PostgresStore:
         with self._transaction() as conn:
             row = conn.execute("SELECT owner, owner_epoch FROM tables WHERE id = %s", (table_id,)).fetchone()
         return (row[0], int(row[1])) if row else None
-
-    def _check_owner(self, cur: psycopg.Cursor[TupleRow], table_id: str, epoch: int) -> None:
-        # FOR UPDATE: a claim by another node waits for this transaction, or this one sees its epoch.
-        row = cur.execute(
-            "SELECT owner, owner_epoch FROM tables WHERE id = %s FOR UPDATE", (table_id,)
-        ).fetchone()
-        if row is None or row[0] != self.node_id or int(row[1]) != epoch:
-            held = f"owner {row[0]} at epoch {row[1]}" if row else "no such table"
-            raise NotOwner(
-                "stale_epoch",
-                f"table {table_id}: node {self.node_id} at epoch {epoch} no longer owns it ({held})",
-            )
 
     def table(self, table_id: str) -> TableRow | None:
         with self._transaction() as conn:
@@ -639,6 +627,19 @@ _REMATCH_SELECT = "SELECT old_id, new_id, by_seat, link, bots, created_ms FROM r
 
 
 Pool: TypeAlias = psycopg_pool.ConnectionPool[psycopg.Connection[TupleRow]]
+
+
+def _check_owner(cur: psycopg.Cursor[TupleRow], node_id: str, table_id: str, epoch: int) -> None:
+    # FOR UPDATE: a claim by another node waits for this transaction, or this one sees its epoch.
+    row = cur.execute(
+        "SELECT owner, owner_epoch FROM tables WHERE id = %s FOR UPDATE", (table_id,)
+    ).fetchone()
+    if row is None or row[0] != node_id or int(row[1]) != epoch:
+        held = f"owner {row[0]} at epoch {row[1]}" if row else "no such table"
+        raise NotOwner(
+            "stale_epoch",
+            f"table {table_id}: node {node_id} at epoch {epoch} no longer owns it ({held})",
+        )
 
 
 def _open_pool(url: str, min_size: int, max_size: int, timeout: float) -> Pool:
