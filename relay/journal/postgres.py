@@ -149,7 +149,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # Version 7: the account a chat line came from (relay/tables/chat.py: hidden from those who block it).
     ("ALTER TABLE chat ADD COLUMN account TEXT",),
     # Version 8: each table's turn time, so that a relay finds the correspondence games nobody serves (a
-    # drained or dead owner) and adopts them before their deadline (relay/cluster/ownership.py). Existing
+    # drained or dead owner) and adopts them before their deadline (relay/cluster/adoption.py). Existing
     # tables read theirs from their first event.
     (
         "ALTER TABLE tables ADD COLUMN turn_seconds INTEGER NOT NULL DEFAULT 0",
