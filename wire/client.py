@@ -306,7 +306,8 @@ def parse_client_frame(text: str) -> ClientFrame:
         raise ProtocolError("bad_json", "frame is not valid JSON") from exc
     if not isinstance(obj, dict):
         raise ProtocolError("bad_json", "frame must be a JSON object")
-    if _count_values(obj) > MAX_VALUES:
+    # Every value and key takes at least one character of the text: a short frame need not be counted.
+    if len(text) > MAX_VALUES and _count_values(obj) > MAX_VALUES:
         raise ProtocolError("bad_json", f"frame holds more than {MAX_VALUES} values")
     if "\\u" in text and _has_lone_surrogate(obj):
         # JSON may escape half of a UTF-16 pair (backslash-ud800): not text, and any echo of it (an id, a name
@@ -325,12 +326,14 @@ def parse_client_frame(text: str) -> ClientFrame:
         raise ProtocolError(
             "unknown_type", f"unknown frame type {kind[:40]!r}", msg_id=msg_id, type=kind[:40]
         )
-    required, optional = _SCHEMA[kind]
-    keys = set(obj) - {"type", "id", *(("resent",) if kind in ACTION_TYPES else ())}
-    for key in sorted(keys - required - optional):
-        raise _bad(key[:40], f"unexpected key in a {kind!r} frame", msg_id)
-    for key in sorted(required - keys):
-        raise _bad(key, f"required in a {kind!r} frame", msg_id)
+    required, allowed = _KEYS[kind]
+    if not (allowed.issuperset(obj) and required.issubset(obj)):
+        optional = _SCHEMA[kind][1]
+        keys = set(obj) - {"type", "id", *(("resent",) if kind in ACTION_TYPES else ())}
+        for key in sorted(keys - required - optional):
+            raise _bad(key[:40], f"unexpected key in a {kind!r} frame", msg_id)
+        for key in sorted(required - keys):
+            raise _bad(key, f"required in a {kind!r} frame", msg_id)
     frame = _typed(kind, obj, msg_id)
     if kind in ACTION_TYPES and "resent" in obj:
         resent = obj["resent"]
@@ -339,6 +342,14 @@ def parse_client_frame(text: str) -> ClientFrame:
         if resent:
             return _with_resent(frame)
     return frame
+
+
+# type -> (required keys, every key allowed): a frame with its keys right is checked in two set operations.
+_KEYS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
+    kind: (required, required | optional | {"type", "id"} | ({"resent"} if kind in ACTION_TYPES else set()))
+    for kind, (required, optional) in _SCHEMA.items()
+}
+_TILE_KEYS: Final = frozenset({"sq", "letter", "blank"})
 
 
 def _with_resent(frame: ClientFrame) -> ClientFrame:
@@ -469,8 +480,8 @@ def _tile(obj: object, index: int, msg_id: str | None) -> TileIn:
     where = f"tiles[{index}]"
     if not isinstance(obj, dict):
         raise _bad(where, "must be an object {sq, letter, blank}", msg_id)
-    extra = set(obj) - {"sq", "letter", "blank"}
-    if extra:
+    if not _TILE_KEYS.issuperset(obj):
+        extra = set(obj) - _TILE_KEYS
         raise _bad(f"{where}.{sorted(extra)[0][:20]}", "unexpected key", msg_id)
     sq, letter, blank = obj.get("sq"), obj.get("letter", ""), obj.get("blank", False)
     if not isinstance(sq, str) or not _SQUARE_RE.fullmatch(sq):

@@ -53,6 +53,12 @@ def event(seq: int, redacted: Json, clock: Json, now: int) -> Json:
     return {"type": "event", "seq": seq, "event": redacted, "clock": clock, "now": now}
 
 
+def event_text(seq: int, redacted: str, clock: str, now: int) -> str:
+    """:func:`event` as compact JSON text, from ``redacted`` and ``clock`` already encoded (compact JSON):
+    a broadcast encodes its clock once for all its frames. ``seq`` and ``now`` are ints."""
+    return f'{{"type":"event","seq":{seq:d},"event":{redacted},"clock":{clock},"now":{now:d}}}'
+
+
 def ack(msg_id: str | None, seq: int, now: int) -> Json:
     return {"type": "ack", "id": msg_id, "seq": seq, "now": now}
 

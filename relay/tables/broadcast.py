@@ -18,6 +18,21 @@ from relay.tables.table import (
 )
 from wire import server
 
+EVERY_SEAT = -1
+""":func:`seats_told_more`: each seat sees something of its own."""
+
+
+def seats_told_more(event: engine.Event) -> int | None:
+    """The seat whose redaction of ``event`` (``engine.redact_event``) tells more than a spectator's:
+    :data:`EVERY_SEAT` for a game's start (each seat its rack), the acting seat of a placement, a swap or a
+    refused play (its rack, draws, tiles), None when every seat sees what a spectator sees. Every other
+    seat's redaction equals a spectator's (the engine's rule; tests/relay/test_relay_broadcast_frames.py)."""
+    if isinstance(event, engine.Placed | engine.Swapped | engine.Rejected):
+        return event.seat
+    if isinstance(event, engine.GameStarted):
+        return EVERY_SEAT
+    return None
+
 
 class Broadcaster:
     """What a table tells its connections: events redacted per seat, acks, refusals, snapshots, presence."""
@@ -64,28 +79,31 @@ class Broadcaster:
             self.s.metrics.observe_latency(time.perf_counter() - t0)
 
     def events(
-        self, table: Table, events: list[engine.Event], first_seq: int, now: int, skip: Conn | None
+        self,
+        table: Table,
+        events: list[engine.Event],
+        first_seq: int,
+        now: int,
+        skip: Conn | None,
+        conns: list[Conn] | None = None,
     ) -> None:
-        clock = self.s.clock(table)
+        """Send each event to every connection (``conns``: the table's, if known; but ``skip``), redacted for
+        its seat: the seats a redaction tells more (:func:`seats_told_more`) get a frame of their own, every
+        other connection one shared frame (one encoding, one bytes object in every queue)."""
+        clock = dumps(self.s.clock(table))
+        targets = [c for c in (table.all_conns() if conns is None else conns) if c is not skip]
         for offset, ev in enumerate(events):
             seq = first_seq + offset
-            spectator: str | None = None
-            # Seats whose redactions are the same (all but the actor's, mostly) share one encoded frame.
-            texts: list[tuple[dict[str, Any], str]] = []
-            for conn in list(table.all_conns()):
-                if conn is skip:
+            told = seats_told_more(ev)
+            shared: str | None = None
+            for conn in targets:
+                seat = conn.seat
+                if seat is not None and (seat == told or told == EVERY_SEAT):
+                    conn.send(server.event_text(seq, dumps(engine.redact_event(ev, seat)), clock, now))
                     continue
-                if conn.seat is None:
-                    if spectator is None:
-                        spectator = dumps(server.event(seq, engine.redact_event(ev, None), clock, now))
-                    conn.send(spectator)
-                else:
-                    seen = engine.redact_event(ev, conn.seat)
-                    text = next((t for r, t in texts if r == seen), None)
-                    if text is None:
-                        text = dumps(server.event(seq, seen, clock, now))
-                        texts.append((seen, text))
-                    conn.send(text)
+                if shared is None:
+                    shared = server.event_text(seq, dumps(engine.redact_event(ev, None)), clock, now)
+                conn.send(shared)
 
     def answer(
         self,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import engine
@@ -31,6 +31,8 @@ ACTION_TYPES = wire.ACTION_TYPES
 KEPT_PER_SEAT = 64
 # json.dumps(content, sort_keys=True), the digest's journaled form, without building an encoder per frame.
 _CANONICAL = json.JSONEncoder(sort_keys=True)
+# A string as that encoder writes it (ASCII, escaped): the C function it calls.
+_quote: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 
 def digest(frame: wire.ClientFrame) -> str | None:
@@ -54,14 +56,36 @@ def digest(frame: wire.ClientFrame) -> str | None:
             pass
         case _:
             return None
-    content = {
-        "type": frame.type,
-        "level": level,
-        "tiles": [[t.sq, t.letter, t.blank] for t in tiles],
-        "swap": swap,
-        "seat": seat,
-    }
-    return hashlib.sha256(_CANONICAL.encode(content).encode()).hexdigest()[:32]
+    return hashlib.sha256(canonical(frame.type, level, tiles, swap, seat).encode()).hexdigest()[:32]
+
+
+def canonical(kind: str, level: str | None, tiles: Sequence[wire.TileIn], swap: str, seat: int | None) -> str:
+    """The digested form of an action's content: ``json.dumps`` of ``{"type", "level", "tiles": [[sq,
+    letter, blank], ...], "swap", "seat"}`` with ``sort_keys=True`` (its separators, ASCII escapes), written
+    here directly for the values a parsed frame holds (strings, an int seat, bool blanks); anything else
+    through the encoder itself."""
+    plain = (
+        (seat is None or type(seat) is int)
+        and type(swap) is str
+        and type(kind) is str
+        and (level is None or type(level) is str)
+        and all(type(t.sq) is str and type(t.letter) is str and type(t.blank) is bool for t in tiles)
+    )
+    if not plain:
+        content = {
+            "type": kind,
+            "level": level,
+            "tiles": [[t.sq, t.letter, t.blank] for t in tiles],
+            "swap": swap,
+            "seat": seat,
+        }
+        return _CANONICAL.encode(content)
+    q = _quote
+    placed = ", ".join(f"[{q(t.sq)}, {q(t.letter)}, {'true' if t.blank else 'false'}]" for t in tiles)
+    return (
+        f'{{"level": {"null" if level is None else q(level)}, "seat": {"null" if seat is None else seat}, '
+        f'"swap": {q(swap)}, "tiles": [{placed}], "type": {q(kind)}}}'
+    )
 
 
 def remember(frames: dict[tuple[str, str], FrameRow], rows: Iterable[FrameRow]) -> None:

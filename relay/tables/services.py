@@ -124,13 +124,15 @@ class TableServices:
         return {"turn": st.turn, "deadline_ms": deadline, "grace_deadline_ms": grace}
 
     def due(self, table: Table, now: int) -> bool:
-        """Whether the turn's time (or the away player's grace) ran out at ``now``."""
-        c = self.clock(table)
-        if c["turn"] is None:
+        """Whether the turn's time (or the away player's grace) ran out at ``now``: what :meth:`clock` says,
+        without building it (the sweeper asks this of every timed table, five times a second)."""
+        st = table.state
+        turn, started = st.turn, st.turn_started_ms
+        if st.status != "playing" or turn is None or started is None:
             return False
-        effective = (
-            c["deadline_ms"]
-            if c["grace_deadline_ms"] is None
-            else min(c["deadline_ms"], c["grace_deadline_ms"])
-        )
-        return bool(now >= effective)
+        if now >= started + st.turn_seconds * 1000:
+            return True
+        away = table.away_since.get(turn)
+        if away is None or table.is_bot(turn) or engine.is_correspondence(st.turn_seconds):
+            return False
+        return now >= max(away, started) + int(self.config.grace_seconds * 1000)

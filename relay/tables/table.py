@@ -7,17 +7,16 @@ import asyncio
 import contextlib
 import dataclasses
 import hashlib
-import json
 import logging
 import random
 import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Final, Protocol, cast
 
 import engine
-from relay.journal.sqlite import FrameRow
+from relay.journal.sqlite import FrameRow, compact_json
 
 log = logging.getLogger("lexio.relay")
 
@@ -64,15 +63,31 @@ def elide_journal(state: engine.GameState) -> engine.GameState:
     is unchanged.
     """
     # None placeholders, typed as events: only their count (``version``) is ever read from a folded table.
-    return dataclasses.replace(state, events=cast(tuple[engine.Event, ...], (None,) * len(state.events)))
+    events = cast(tuple[engine.Event, ...], (None,) * len(state.events))
+    if type(state) is not engine.GameState or not _PLAIN_STATE:
+        return dataclasses.replace(state, events=events)
+    # What dataclasses.replace does, without looking the fields up and calling __init__ again (once per
+    # action): a new state, every field assigned as its __init__ would.
+    copy = _new_object(engine.GameState)
+    for name in _KEPT_FIELDS:
+        _assign(copy, name, getattr(state, name))
+    _assign(copy, "events", events)
+    return copy
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+# Whether a GameState's __init__ only assigns its fields (no __post_init__, no field left out of it): then
+# elide_journal may copy one field by field.
+_PLAIN_STATE: Final = not hasattr(engine.GameState, "__post_init__") and all(
+    f.init for f in dataclasses.fields(engine.GameState)
+)
+_KEPT_FIELDS: Final = tuple(f.name for f in dataclasses.fields(engine.GameState) if f.name != "events")
+_new_object: Final = object.__new__
+_assign: Final = object.__setattr__
 
 
 def dumps(obj: dict[str, Any]) -> str:
     """Compact JSON (one encoder for every frame: ``json.dumps`` with options builds one per call)."""
-    return _ENCODER.encode(obj)
+    return compact_json(obj)
 
 
 class RelayError(Exception):
@@ -347,11 +362,22 @@ class Table:
     @contextlib.contextmanager
     def corked(self) -> Iterator[None]:
         """Every frame sent inside to a connection of this table goes out in one write per connection."""
-        conns = list(self.all_conns())
-        for conn in conns:
-            conn.ws.cork()
+        conns = self.cork()
         try:
             yield
         finally:
-            for conn in conns:
-                conn.ws.uncork()
+            uncork(conns)
+
+    def cork(self) -> list[Conn]:
+        """Hold the frames sent to each connection of this table (:meth:`Socket.cork`) until
+        :func:`uncork` of the list returned (the connections, seats first): the hot path's :meth:`corked`."""
+        conns = [*self.conns.values(), *self.watchers]
+        for conn in conns:
+            conn.ws.cork()
+        return conns
+
+
+def uncork(conns: Iterable[Conn]) -> None:
+    """Write what :meth:`Table.cork` held, one write per connection."""
+    for conn in conns:
+        conn.ws.uncork()

@@ -19,6 +19,7 @@ from relay.tables.table import (
     SeatRating,
     Table,
     hash_token,
+    uncork,
 )
 
 log = logging.getLogger("lexio.relay")
@@ -138,12 +139,15 @@ class Turns:
         self.s.metrics.actions[kind] += 1
         # A joining connection gets welcome + snapshot (which hold these events) instead.
         joining = conn if new_token is not None else None
-        with table.corked():  # one write per socket for the whole action: its events, and the actor's ack
-            self.tell.events(table, events, first_seq, now, skip=joining)
+        conns = table.cork()  # one write per socket for the whole action: its events, and the actor's ack
+        try:
+            self.tell.events(table, events, first_seq, now, joining, conns)
             if joining is None:
                 self.tell.answer(table, conn, msg_id, events, now, t0)
             else:
                 self.tell.latency(t0)
+        finally:
+            uncork(conns)
         self.tell.watchers_changed(table)  # a spectator took a seat, or a seat left and now watches
         log_event(
             "action",

@@ -11,6 +11,8 @@ from typing import Any
 import aiohttp
 import pytest
 from clusterkit import send_as
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from relaykit import FakeClock, Player, RunningRelay, seated_game, start_relay
 
 import wire
@@ -177,3 +179,22 @@ def test_an_action_digest_keeps_its_journaled_form_across_releases() -> None:
     swap = wire.parse_client_frame('{"type":"swap","id":"m2","tiles":"AB"}')
     assert resend.digest(place) == "d82cfa0a5f23f1c5cd48f3271d82e16b"
     assert resend.digest(swap) == "a4840df7e77d739c1e541f6fbeb03967"
+
+
+_ANY_TEXT = st.text(max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(sorted(wire.ACTION_TYPES)),
+    level=st.none() | _ANY_TEXT,
+    tiles=st.lists(st.builds(wire.TileIn, _ANY_TEXT, _ANY_TEXT, st.booleans()), max_size=8),
+    swap=_ANY_TEXT,
+    seat=st.none() | st.integers(-(2**70), 2**70) | st.booleans(),
+)
+def test_an_action_digests_the_same_text_as_the_json_encoder_would_write(
+    kind: str, level: str | None, tiles: list[wire.TileIn], swap: str, seat: int | None
+) -> None:
+    content = {"type": kind, "level": level, "tiles": [[t.sq, t.letter, t.blank] for t in tiles]}
+    content |= {"swap": swap, "seat": seat}
+    assert resend.canonical(kind, level, tiles, swap, seat) == json.dumps(content, sort_keys=True)
