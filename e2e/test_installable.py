@@ -281,6 +281,7 @@ def test_offline_the_replays_already_viewed_still_open(players: Any, relay: Rela
     expect(rows).to_have_count(n)
     note = page.get_by_test_id("net-offline")
     expect(note).to_be_empty()
+    expect(page.locator("#replay-ask-analysis")).not_to_have_attribute("aria-disabled", "true")
 
     alice.context.set_offline(True)
     page.reload()
@@ -289,6 +290,16 @@ def test_offline_the_replays_already_viewed_still_open(players: Any, relay: Rela
     expect(now).to_contain_text(f"Move {n} of {n}")
     expect(rows).to_have_count(n)
     expect(page.locator("#board .sq.filled")).not_to_have_count(0)
+    # Alice played it: online the viewer offers to analyse her moves; offline it says why it cannot, and a
+    # click asks nothing.
+    ask = page.locator("#replay-ask-analysis")
+    expect(ask).to_have_attribute("aria-disabled", "true")
+    expect(page.get_by_test_id("replay-analysis-offline")).to_have_text(
+        "Offline: the analysis needs the network."
+    )
+    ask.click(force=True)  # aria-disabled: Playwright would wait for it to be enabled
+    expect(page.get_by_test_id("replay-analysis-error")).to_have_count(0)
+    expect(ask).to_have_text("Analyse my moves")
     page.locator("#replay-first").click()
     expect(now).to_contain_text("Before the first move")
     expect(page.locator("#board .sq.filled")).to_have_count(0)
@@ -298,7 +309,10 @@ def test_offline_the_replays_already_viewed_still_open(players: Any, relay: Rela
     # A finished game whose replay this browser never opened: nothing kept, the viewer says so.
     alice.open(f"/t/{unseen}/replay")
     expect(note).to_contain_text("Offline")
-    expect(page.get_by_test_id("replay-error")).to_have_text("The relay does not answer.")
+    expect(page.get_by_test_id("replay-error")).to_have_text(
+        "Offline: this game's replay is not available, it was never opened here."
+    )
     expect(rows).to_have_count(0)
+    expect(page.locator("#replay-ask-analysis")).to_have_count(0)
     alice.context.set_offline(False)
     expect(note).to_be_empty(timeout=30_000)

@@ -214,7 +214,7 @@ def python_sources() -> dict[str, bytes]:
 
 def compile_first_path(pyodide_dir: Path, sources: dict[str, bytes], probe: list[str]) -> dict[str, bytes]:
     """Bytecode of what the browser runs before the first answer, made by the shipped Pyodide under Node
-    (web/pycompile.mjs): the bundle's path (``app/state.pyc``, ``_stdlib/html/entities.pyc``) -> bytes.
+    (web/pycompile.mjs): the bundle's path (``app/state.pyc``, ``_stdlib/<module path>.pyc``) -> bytes.
 
     Cached by content in .cache/web-pyc (a rebuild stays under a second). Without Node, or if it fails, the
     bundle ships sources only (each first visit then compiles them: slower, never wrong) and this says so.

@@ -5,12 +5,10 @@ HTTP relay answering from a table of canned answers."""
 from __future__ import annotations
 
 import asyncio
-import html
 import json
 import random
 from collections.abc import Callable, Coroutine
 from typing import Any
-from urllib.parse import urlsplit
 
 from app.glue.client import Client
 from app.glue.session import Address
@@ -72,6 +70,7 @@ class FakeBrowser:
         self.tasks: list[Coroutine[object, object, None]] = []
         self.answers: dict[tuple[str, str], tuple[int, str]] = {}  # (method, url) -> (status, text)
         self.requests: list[tuple[str, str, str | None]] = []
+        self.network = True  # navigator.onLine (False: the browser knows it is offline)
         MADE.append(self)
 
     # -- doors -------------------------------------------------------------------------------------------
@@ -89,7 +88,12 @@ class FakeBrowser:
     def mark(self, name: str) -> None:
         self.marks.append(name)
 
+    def online(self) -> bool:
+        return self.network
+
     def pathname(self, href: str) -> str:
+        from urllib.parse import urlsplit  # here: the first-path test checks the app never imports it
+
         return urlsplit(href).path
 
     def open_socket(
@@ -168,4 +172,6 @@ def ui(client: Client, **event: Any) -> None:
 
 def text(browser: FakeBrowser, region: str) -> str:
     """A region's HTML with its entities decoded."""
+    import html  # here: the first-path test checks the app never imports it
+
     return html.unescape(browser.regions.get(region, ""))

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from app import analysis_store, render, replay, replay_analysis
-from app.i18n import Translator
+from app.i18n import STRINGS, Translator
+from app.markup import escape
 from app.state import UiState
 from test_web_analysis import ANALYSIS
 from test_web_rematch import at_table, buttons, ended
@@ -214,3 +215,47 @@ def test_an_analysis_kept_before_racks_were_served_shows_no_empty_rack_line() ->
     rs = opened(RECORD, storage(kept=zoe_analysis()))
     rs.go(1)
     assert "Your rack" not in replay.html(rs, EN, board_html)
+
+
+def test_offline_a_replay_never_viewed_says_so_and_a_relay_down_says_that() -> None:
+    """Issue 31: offline, the service worker has only the records already viewed; a fetch that fails while
+    the browser knows it is offline is not the relay's fault (the message says which)."""
+    from fake_browser import client_at
+
+    for network, code in ((False, "replay_offline"), (True, "replay_network")):
+        client, browser = client_at(f"/t/{TABLE}/replay")
+        browser.network = network
+        client.begin()
+        browser.settle()  # no answer at all: the fetch fails
+        tr = client.session.tr
+        msg = browser.regions["replay-msg"]
+        assert 'data-testid="replay-error"' in msg
+        assert escape(tr.t(code)) in msg, msg
+    assert "replay_offline" in STRINGS and all(STRINGS["replay_offline"])  # French and English
+
+
+def test_offline_the_analysis_is_not_asked_for_and_says_why() -> None:
+    from fake_browser import ORIGIN, client_at, ui
+
+    client, browser = client_at(f"/t/{TABLE}/replay", storage())
+    browser.network = False
+    browser.answer("GET", f"/api/tables/{TABLE}/gcg", 200, RECORD)  # the service worker's copy
+    client.begin()
+    browser.settle()
+    tr = client.session.tr
+    panel = browser.regions["replay-view"]
+    ask = buttons(panel)["replay-ask-analysis"]
+    assert ask["aria-disabled"] == "true" and ask["aria-describedby"] == "ra-offline"
+    assert escape(tr.t("ra_offline")) in panel
+    ui(client, t="click", act="replay-analyse")
+    browser.settle()
+    assert not [r for r in browser.requests if r[0] == "POST"]  # nothing asked offline
+    assert escape(tr.t("ra_offline")) in browser.regions["replay-view"]
+    # The network is back: the same button asks (the click checks again).
+    browser.network = True
+    browser.answer("POST", f"/api/tables/{TABLE}/analysis", 200, {"seat": 0, "moves": zoe_analysis()})
+    ui(client, t="click", act="replay-analyse")
+    browser.settle()
+    assert [r[1] for r in browser.requests if r[0] == "POST"] == [f"{ORIGIN}/api/tables/{TABLE}/analysis"]
+    assert "replay-ask-analysis" not in browser.regions["replay-view"]
+    assert tr.t("ra_offline") not in browser.regions["replay-view"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from html import escape
 
 from app.account import AccountState, nickname_problem
 from app.i18n import Translator
+from app.markup import escape
 from app.members import profile_href
 from app.push_screen import section as push_section
 

@@ -8,11 +8,11 @@ answer; :func:`analysis_panel` renders the button, then the table.
 
 from __future__ import annotations
 
-from html import escape
 from typing import TYPE_CHECKING
 
 import wire
 from app.i18n import Translator
+from app.markup import escape
 from app.sheet import boards_before_turns, human_move
 from engine.board import Board
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from html import escape
 from typing import TYPE_CHECKING, cast
 
 import wire
 from app.i18n import Translator
+from app.markup import escape
 
 if TYPE_CHECKING:
     from app.payloads import ChatMessage, ClientFrame, Notice, ServerFrame

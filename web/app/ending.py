@@ -8,9 +8,9 @@ the game ended. Nothing here looks at the board or the racks: the table never lo
 
 from __future__ import annotations
 
-from html import escape
 from typing import TYPE_CHECKING
 
+from app.markup import escape
 from engine.game import scoreless_limit
 
 if TYPE_CHECKING:

@@ -7,11 +7,11 @@ side column, a tab or a drawer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from html import escape
 from typing import TYPE_CHECKING
 
 from app import sheet as sheet_mod
 from app.i18n import Translator
+from app.markup import escape
 from app.members import seat_name_html
 from app.ratings_view import TableRatings, at_seat, change_html, rating_html
 from engine.variants import get_variant

@@ -8,11 +8,11 @@ Pure, like :mod:`app.screens` (which puts these on its screens). The live games 
 
 from __future__ import annotations
 
-from html import escape
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from app.i18n import Translator
 from app.level_ratings import LEVEL_RATINGS
+from app.markup import escape
 from app.state import LEVELS, UiState
 
 if TYPE_CHECKING:

@@ -10,6 +10,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Vous avez joué cette partie : l'expert peut juger chacun de vos coups (une fois par partie).",
         "You played this game: the expert can judge each of your moves (once per game).",
     ),
+    "ra_offline": (
+        "Hors ligne : l'analyse demande le réseau.",
+        "Offline: the analysis needs the network.",
+    ),
     "ra_not_yours": (
         "Ce coup n'est pas le vôtre. Vos {n} coups sont analysés : allez à l'un d'eux.",
         "This move is not yours. Your {n} moves are analysed: go to one of them.",

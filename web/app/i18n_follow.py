@@ -128,4 +128,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "replay_no_table": ("Cette table n'existe pas.", "This table does not exist."),
     "replay_network": ("Le relais ne répond pas.", "The relay does not answer."),
+    "replay_offline": (
+        "Hors ligne : la relecture de cette partie n'est pas disponible, elle n'a jamais été ouverte ici.",
+        "Offline: this game's replay is not available, it was never opened here.",
+    ),
 }

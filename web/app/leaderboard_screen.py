@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from html import escape
 
 from app.i18n import Translator
+from app.markup import escape
 from app.members import profile_href
 from app.ratings_view import SPEEDS, speed_name
 

@@ -12,11 +12,12 @@ relay's side, and CPython's tests import everything eagerly as before:
   executes them one by one once the first screen has answered, while the player is idle
   (:func:`prefetch_one`): by the time the player opens one of those screens it is already there.
 - **Compiled standard library**: Pyodide's ``python_stdlib.zip`` holds sources only, so each standard
-  module the app imports was compiled in the browser (``html.entities``, ``ipaddress``, ``argparse``: tens
-  of ms each on a desktop, four times more on a phone). ``web/build.py`` compiles those the app needs with
-  the same Pyodide at build time and ships their bytecode in the app bundle (:data:`STDLIB_DIR`); this
-  finder loads them from there, and the rest of their package (``urllib.request``) still comes from the
-  zip. The app's own modules are shipped as bytecode too (sourceless ``.pyc``), found by the usual finder.
+  module the app imports is compiled in the browser (tens of ms each on a desktop, four times more on a
+  phone). ``web/build.py`` compiles those the first path needs with the same Pyodide at build time and
+  ships their bytecode in the app bundle (:data:`STDLIB_DIR`); this finder loads them from there, and the
+  rest of their package still comes from the zip. The app's own modules are shipped as bytecode too
+  (sourceless ``.pyc``), found by the usual finder. (The first path used to need ``html`` and its 2,000
+  entities, and ``urllib.parse``, for one function each: app.markup has them; none is needed today.)
 """
 
 from __future__ import annotations
@@ -39,9 +40,8 @@ DEFERRED: tuple[str, ...] = (
     "app.replay",
     "app.analysis",  # the end screen's "what could I have played"
     # Standard modules imported by a plain ``import`` whose body the first screen never needs: secrets (and
-    # hmac with it) for the seat's request ids, ipaddress for urllib.parse's bracketed IPv6 hosts only.
+    # hmac with it) for the seat's request ids.
     "secrets",
-    "ipaddress",
 )
 # Executed when idle after the first answer, in this order: a deferred module's heavy imports first, each in
 # its own slice (argparse alone is a third of the GCG parser's cost), so that no slice keeps a player's

@@ -5,11 +5,10 @@ control ("Sign in", or the nickname with its menu). Pure HTML, like :mod:`app.re
 from __future__ import annotations
 
 from collections.abc import Mapping
-from html import escape
 from typing import TYPE_CHECKING, cast
-from urllib.parse import quote
 
 from app.i18n import Translator
+from app.markup import escape, quote_component
 from app.ratings_view import SeatRating, of_seat, rating_html
 
 if TYPE_CHECKING:
@@ -22,7 +21,7 @@ def _e(value: object) -> str:
 
 def profile_href(nickname: str) -> str:
     """The profile's address, relative to the page's ``<base href>`` (the site may live under a sub-path)."""
-    return "u/" + quote(nickname, safe="")
+    return "u/" + quote_component(nickname)
 
 
 def seat_name_html(

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING
 
 from app.i18n import Translator
+from app.markup import escape
 from app.members import profile_href
 
 if TYPE_CHECKING:

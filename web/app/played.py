@@ -12,10 +12,10 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING
 
 from app.i18n import Translator
+from app.markup import escape
 
 if TYPE_CHECKING:
     from app.state import UiState

@@ -12,8 +12,9 @@ clock's tick, so that the card and the dialog around them are not redrawn every 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from html import escape
 from typing import TYPE_CHECKING
+
+from app.markup import escape
 
 if TYPE_CHECKING:
     from app.i18n import Translator

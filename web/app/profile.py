@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import quote, unquote
 
+from app.markup import quote_component, unquote
 from app.members import profile_href
 from app.rating_chart import ClassRating, Point
 from app.rating_chart import read as read_ratings
@@ -263,4 +263,4 @@ def parse_address(path: str, search: str) -> tuple[str, str | None] | None:
 
 def address(nickname: str, vs: str | None = None) -> str:
     """The profile's address under the site's base (``u/Alice``, ``u/Alice?vs=Bob``)."""
-    return profile_href(nickname) + (f"?vs={quote(vs, safe='')}" if vs else "")
+    return profile_href(nickname) + (f"?vs={quote_component(vs)}" if vs else "")

@@ -9,11 +9,11 @@ are a ``table`` with a caption and column headers."""
 from __future__ import annotations
 
 import time
-from html import escape
 
 from app import rating_chart
 from app.i18n import Translator
 from app.i18n_profile import MONTHS
+from app.markup import escape
 from app.profile import FinishedGame, GamePlayer, LastMove, LiveGame, MyGames, ProfileState, address
 from app.screens import duration
 

@@ -7,8 +7,9 @@ has ``PushManager``) for the subscription. Answers (done, refused) are said in t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING
+
+from app.markup import escape
 
 if TYPE_CHECKING:
     from app.i18n import Translator

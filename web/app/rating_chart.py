@@ -8,9 +8,9 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from html import escape
 
 from app.i18n import Translator
+from app.markup import escape
 from app.ratings_view import SPEEDS, SeatRating, rating_html, speed_name
 
 WIDTH, HEIGHT, PAD = 320, 120, 24

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from html import escape
 
 from app.i18n import Translator
+from app.markup import escape
 
 SPEEDS = ("rapide", "normal", "lent", "correspondance")  # relay/ratings/classes.py, in that order
 

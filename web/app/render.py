@@ -11,12 +11,12 @@ Stable hooks for tests: every interactive element has an ``id`` or ``data-testid
 from __future__ import annotations
 
 from collections.abc import Mapping
-from html import escape
 from typing import TYPE_CHECKING
 
 from app import chat, ending, follow
 from app.home_more import level_label, opening_table
 from app.i18n import Translator
+from app.markup import escape
 from app.members import header_control, seat_name_html
 from app.ratings_view import at_seat, chance_text, table_kind
 from app.screens import duration as _duration  # noqa: F401  (re-exported: tests, older callers)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from html import escape
 from typing import TYPE_CHECKING, cast
 
 from app.follow import turn_words
 from app.i18n import Translator
+from app.markup import escape
 from app.played import Played
 from app.played import section as played_section
 from app.replay_analysis import ReplayAnalysis, best_view, lost_cell, panel, rack_at
@@ -171,6 +171,7 @@ class ReplayState:
     loading: bool = False
     step: int = 0
     problem: str | None = None  # could not fetch the table's record (a message code)
+    offline: bool = False  # the browser had no network when the record was fetched (no analysis asked)
     analysis: ReplayAnalysis | None = None  # this browser's seat's analysis (app.replay_analysis)
     played: list[Played] = field(default_factory=list)  # the games this browser played (app.played)
     links: tuple[str, str] = ("/", "")  # the site's base and query string, for the games' links

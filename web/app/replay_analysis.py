@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from html import escape
 from typing import TYPE_CHECKING, cast
 
 from app import analysis_store
 from app.analysis import move_text, rack_text
 from app.i18n import Translator
+from app.markup import escape
 from engine.errors import LexioError
 from engine.moves import Place
 from engine.notation import parse_move
@@ -218,12 +218,20 @@ def panel(rs: ReplayState, tr: Translator) -> str:
     if not ra.ready:
         parts = [f'<p class="muted">{_e(tr.t("ra_offer"))}</p>']
         label = tr.t("analysis_pending" if ra.pending else "analysis_ask")
-        # aria-disabled, not disabled: the focus stays on the button while the relay computes.
+        # aria-disabled, not disabled: the focus stays on the button while the relay computes. Offline it
+        # says why it cannot be used; a click asks again whether the network is back (the glue).
         busy = ' aria-disabled="true" aria-busy="true"' if ra.pending else ""
+        if rs.offline and not ra.pending:
+            busy = ' aria-disabled="true" aria-describedby="ra-offline"'
         parts.append(
             '<button type="button" id="replay-ask-analysis" data-act="replay-analyse"'
             f"{busy}>{_e(label)}</button>"
         )
+        if rs.offline and not ra.pending:
+            parts.append(
+                '<p class="muted" id="ra-offline" data-testid="replay-analysis-offline">'
+                f"{_e(tr.t('ra_offline'))}</p>"
+            )
         if ra.error:
             parts.append(
                 '<p class="error" role="alert" data-testid="replay-analysis-error">'

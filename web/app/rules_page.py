@@ -3,9 +3,8 @@ docs/rules.*.txt (one paragraph a line): the "Règles" / "Rules" link of every s
 
 from __future__ import annotations
 
-from html import escape
-
 from app.i18n import Translator
+from app.markup import escape
 
 STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:46rem;margin:0 auto;padding:1rem;line-height:1.55;"

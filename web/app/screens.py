@@ -8,12 +8,12 @@ Pure, like :mod:`app.render` (which re-exports ``home`` and ``table_list``). Eve
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
-from html import escape
 from typing import TYPE_CHECKING
 
 from app.home_more import computer_card, live_games, opening_table, pitch
 from app.i18n import Translator
 from app.lobby import free_seats, host_name
+from app.markup import escape
 from app.members import seat_name_html
 from app.state import TURN_CHOICES, UiState
 from engine.game import DAY_SECONDS, TURN_DAYS

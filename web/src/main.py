@@ -96,6 +96,10 @@ class JsBrowser:
     def pathname(self, href: str) -> str:
         return str(js.URL.new(href).pathname)
 
+    def online(self) -> bool:
+        # The worker's navigator: the same network state as the page's offline note.
+        return js.navigator.onLine is not False
+
     def open_socket(
         self,
         url: str,

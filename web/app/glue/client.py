@@ -8,7 +8,6 @@ import json
 import random
 import time
 from typing import TYPE_CHECKING, cast
-from urllib.parse import urlsplit
 
 from app import analysis_store, chat, played, render
 from app.glue.accounts import Accounts
@@ -24,6 +23,7 @@ from app.glue.rendering import Renderer
 from app.glue.replay_viewer import ReplayViewer
 from app.glue.session import Address, PagePatch, Session
 from app.i18n import Translator, pick_language
+from app.markup import url_query
 from app.signals import TurnSignals
 from app.state import UiState
 
@@ -70,7 +70,7 @@ class Client:
         self.renderer = renderer = Renderer(ses, page, browser)
         self.conn = conn = Connection(state, addr, browser, on_frame=self.on_frame, on_change=renderer.render)
         self.api = api = RelayApi(addr, browser)
-        self.viewer = viewer = ReplayViewer(ses, page, conn, api, browser, renderer, browser)
+        self.viewer = viewer = ReplayViewer(ses, page, conn, api, browser, renderer, browser, browser)
         self.nav = nav = Navigation(ses, page, conn, api, browser, renderer, viewer)
         self.accounts = accounts = Accounts(ses, page, api, browser, renderer, nav.route)
         nav.account_page = accounts.show
@@ -140,7 +140,7 @@ class Client:
             addr = self.session.addr
             href = str(d.get("href"))
             addr.path = "/" + self.browser.pathname(href)[len(addr.base) :]
-            query = urlsplit(href).query  # a head-to-head's ?vs= is part of its address
+            query = url_query(href)  # a head-to-head's ?vs= is part of its address
             addr.search = f"?{query}" if query else ""
             self.nav.route()
         else:

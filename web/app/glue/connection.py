@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol, cast
 
+from app.glue.relay_socket import RelaySocket
 from app.timing import NO_RECONNECT, should_reconnect
 
 if TYPE_CHECKING:
@@ -24,8 +24,8 @@ class Connection:
     """The table's socket: opened for the state's table (the join frame first), the state's outbox sent on
     it, and after a drop opened again with backoff, unless the close code says not to (docs/protocol.md).
 
-    Each socket opened gets a generation number: the callbacks of a socket given up on (closed, replaced)
-    find theirs stale and do nothing."""
+    Each socket opened gets a generation number (:class:`app.glue.relay_socket.RelaySocket`): the callbacks
+    of a socket given up on (closed, replaced) find theirs stale and do nothing, and so does its retry."""
 
     def __init__(
         self,
@@ -41,42 +41,22 @@ class Connection:
         self.doors = doors
         self.on_frame = on_frame  # each frame from the relay
         self.on_change = on_change  # the connection's state changed (a drop): render it
-        self.ws: Socket | None = None
-        self.gen = 0
+        self.socket = RelaySocket(doors)
+
+    @property
+    def ws(self) -> Socket | None:
+        return self.socket.ws
 
     def close(self) -> None:
-        self.gen += 1
-        if self.ws is not None:
-            with contextlib.suppress(Exception):  # already closed
-                self.ws.close(1000)
-        self.ws = None
+        self.socket.close()
 
     def connect(self) -> None:
         s = self.state
         if s.table_id is None:
             return
-        self.close()
-        gen = self.gen
         s.conn = "connecting"
 
-        def on_open() -> None:
-            if gen == self.gen and self.ws is not None:
-                self.ws.send(json.dumps(s.join_frame()))
-
-        def on_message(text: str) -> None:
-            if gen != self.gen:
-                return
-            try:
-                frame: object = json.loads(text)
-            except ValueError:
-                return
-            if isinstance(frame, dict):
-                self.on_frame(cast("ServerFrame", frame))
-
         def on_close(code: int) -> None:
-            if gen != self.gen:
-                return
-            self.ws = None
             if not should_reconnect(code):
                 s.conn, s.stop_reason = "stopped", NO_RECONNECT[code]
             elif s.table_id is not None:
@@ -84,13 +64,19 @@ class Connection:
                 delay = 1000 + random.uniform(0, 2000) if code == 1012 else s.backoff.next_delay()
                 s.conn = "offline"
                 s.retry_at = self.doors.now_ms() + delay
+                gen = self.socket.gen
                 self.doors.later(delay, lambda: self._retry(gen))
             self.on_change()
 
-        self.ws = self.doors.open_socket(self.addr.ws_url(s.table_id), on_open, on_message, on_close)
+        self.socket.open(
+            self.addr.ws_url(s.table_id),
+            s.join_frame,
+            lambda frame: self.on_frame(cast("ServerFrame", frame)),
+            on_close,
+        )
 
     def _retry(self, gen: int) -> None:
-        if gen == self.gen:  # not given up on meanwhile (left the table, another socket opened)
+        if gen == self.socket.gen:  # not given up on meanwhile (left the table, another socket opened)
             self.connect()
 
     def flush(self) -> None:
@@ -98,9 +84,7 @@ class Connection:
         welcome's resends cover them)."""
         s = self.state
         while s.outbox:
-            frame = s.outbox.pop(0)
-            if self.ws is not None and self.ws.is_open:
-                self.ws.send(json.dumps(frame))
+            self.socket.send(s.outbox.pop(0))
 
 
 class RelayApi:

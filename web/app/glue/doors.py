@@ -78,5 +78,12 @@ class Fetch(Protocol):
         ...
 
 
-class Browser(Clock, Page, Sockets, Timers, Tasks, Fetch, Protocol):
+class Network(Protocol):
+    def online(self) -> bool:
+        """``navigator.onLine``: False when the browser knows it has no network (what the page's offline note
+        says too); True does not promise that the relay answers."""
+        ...
+
+
+class Browser(Clock, Page, Sockets, Timers, Tasks, Fetch, Network, Protocol):
     """Every door at once: what ``web/src/main.py`` hands to :class:`app.glue.client.Client`."""

@@ -2,16 +2,16 @@
 player seeks and closed when the seek ends; the card's and the dialog's actions; the table it leads to.
 
 The socket lives apart from the table's (:class:`app.glue.connection.Connection`): the player may play the
-computer meanwhile, and the offer then comes over that game. Each socket opened gets a generation number:
-the callbacks of one given up on find theirs stale and do nothing.
+computer meanwhile, and the offer then comes over that game. Both are an
+:class:`app.glue.relay_socket.RelaySocket`: the callbacks of a socket given up on find theirs stale and do
+nothing.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 from typing import TYPE_CHECKING, Protocol
 
+from app.glue.relay_socket import RelaySocket
 from app.playnow import LIVE, SIZES, SPEEDS, PlayNowState, live_parts
 
 if TYPE_CHECKING:
@@ -36,8 +36,11 @@ class PlayNow:
         self.doors = doors
         self.renderer = renderer
         self.nav = nav
-        self.ws: Socket | None = None
-        self.gen = 0
+        self.socket = RelaySocket(doors)
+
+    @property
+    def ws(self) -> Socket | None:
+        return self.socket.ws
 
     @property
     def st(self) -> PlayNowState:
@@ -92,33 +95,14 @@ class PlayNow:
             return
         st.start(self.doors.now_ms())
         frame = {"type": "seek", "speed": st.speed, "size": st.size}
-        self.close()
-        gen = self.gen
-
-        def on_open() -> None:
-            if gen == self.gen and self.ws is not None:
-                self.ws.send(json.dumps(frame))
-
-        def on_message(text: str) -> None:
-            if gen != self.gen:
-                return
-            try:
-                data: object = json.loads(text)
-            except ValueError:
-                return
-            if isinstance(data, dict):
-                self.on_frame(data)
 
         def on_close(code: int) -> None:
-            if gen != self.gen:
-                return
-            self.ws = None
             if self.st.active:  # not ended by the relay's word: the connection was lost
                 self.st.stop(("playnow_lost", {}))
                 self.renderer.render()
 
         self.page.patch["focus"] = "playnow-cancel"
-        self.ws = self.doors.open_socket(self.session.addr.ws_url("seek"), on_open, on_message, on_close)
+        self.socket.open(self.session.addr.ws_url("seek"), lambda: frame, self.on_frame, on_close)
 
     def on_frame(self, frame: dict[str, object]) -> None:
         st = self.st
@@ -144,15 +128,10 @@ class PlayNow:
         self.page.patch["focus_fallback"] = "board"
 
     def send(self, frame: dict[str, object]) -> None:
-        if self.ws is not None and self.ws.is_open:
-            self.ws.send(json.dumps(frame))
+        self.socket.send(frame)
 
     def close(self) -> None:
-        self.gen += 1
-        if self.ws is not None:
-            with contextlib.suppress(Exception):  # already closed
-                self.ws.close(1000)
-        self.ws = None
+        self.socket.close()
 
 
 def write_live(page: PagePatch, st: PlayNowState, tr: Translator, now: int) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
+from app.markup import quote_component
 from app.profile import MyGames, ProfileState, address, read_profile, read_versus
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def _q(nickname: str) -> str:
-    return quote(nickname, safe="")
+    return quote_component(nickname)
 
 
 class Profiles:

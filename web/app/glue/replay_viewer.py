@@ -8,7 +8,7 @@ from app import analysis_store, played, replay, replay_analysis
 
 if TYPE_CHECKING:
     from app.glue.connection import Connection, RelayApi
-    from app.glue.doors import Clock, Tasks
+    from app.glue.doors import Clock, Network, Tasks
     from app.glue.rendering import Renderer
     from app.glue.session import PagePatch, Session
     from app.payloads import AnalysisMove, UiEvent
@@ -26,6 +26,7 @@ class ReplayViewer:
         tasks: Tasks,
         renderer: Renderer,
         clock: Clock,
+        net: Network,
     ) -> None:
         self.session = session
         self.page = page
@@ -34,6 +35,7 @@ class ReplayViewer:
         self.tasks = tasks
         self.renderer = renderer
         self.clock = clock
+        self.net = net
 
     def open_replay(self, table: str | None) -> None:
         self.conn.close()
@@ -56,9 +58,14 @@ class ReplayViewer:
         if rs is None or rs.table != table:
             return  # left meanwhile
         rs.loading = False
+        # Offline, the service worker answers with the records already viewed (sw.js), and the analysis
+        # cannot be asked for; a record never viewed is not there, which is no fault of the relay's.
+        rs.offline = not self.net.online()
         if status == 200 and isinstance(data, str):
             rs.open_text(data)
             replay_analysis.attach(rs, self.page.storage)
+        elif status == 0 and rs.offline:
+            rs.problem = "replay_offline"
         else:
             rs.problem = {409: "replay_not_finished", 404: "replay_no_table"}.get(status, "replay_network")
         self.renderer.render()
@@ -81,6 +88,10 @@ class ReplayViewer:
         ra = rs.analysis if rs is not None else None
         token = self.page.storage.get("lexio:" + ra.table) if ra is not None else None
         if rs is None or ra is None or ra.ready or ra.pending or not token:
+            return
+        rs.offline = not self.net.online()  # the button says so offline; a click checks again
+        if rs.offline:
+            self.renderer.render()
             return
         ra.pending, ra.error = True, None
         self.renderer.render()

@@ -70,6 +70,11 @@ class _Console:
     def error(self, *data: object) -> None: ...
 
 performance: _Performance
+
+class _Navigator:
+    onLine: bool
+
+navigator: _Navigator  # the worker's (WorkerNavigator)
 lexioRuntime: _Runtime
 lexioBootData: str  # set by pyodide-boot.mjs: the page's state at start (JSON)
 lexioConfigRelay: str | None  # set by pyodide-boot.mjs: config.json's relay (None: unread)
