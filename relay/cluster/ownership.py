@@ -13,7 +13,9 @@ PostgreSQL is the only thing safety rests on (relay/journal/postgres.py holds th
   paused, overloaded) is unhealthy: /healthz answers 503, it acknowledges nothing and drops every table
   (sockets closed with 1012, the clients reconnect through the front). Another node may claim a table once the
   heartbeat is :data:`relay.journal.postgres.DEAD_AFTER_SECONDS` old, one second after this node stopped
-  acknowledging. A table whose append is refused (another node's epoch) or fails is dropped the same way;
+  acknowledging. A heartbeat that returns more than that after the previous one was sent (the row may have
+  aged past it meanwhile) is a lapse: every table is dropped, since another node may have claimed it. A table
+  whose append is refused (another node's epoch) or fails is dropped the same way;
 * SIGTERM drains (:meth:`Ownership.drain`): in-flight commits finish, every table is released in one
   transaction, then the referee closes the sockets with 1012.
 * a correspondence game (turns in days) must reach its deadline even when nobody connects: each node
@@ -40,7 +42,7 @@ from relay.cluster.adoption import Adoption
 from relay.journal import JournalUnavailable, JsonObject
 from relay.journal.groupcommit import Append, GroupCommit
 from relay.journal.pgloop import LoopWriter
-from relay.journal.postgres import NotOwner, PostgresStore
+from relay.journal.postgres import DEAD_AFTER_SECONDS, NotOwner, PostgresStore
 from relay.journal.sqlite import FrameRow, RematchRow, StoreError
 from relay.logs import event as log_event
 
@@ -84,12 +86,14 @@ class Ownership:
         *,
         heartbeat_seconds: float = HEARTBEAT_SECONDS,
         stale_after: float = STALE_AFTER_SECONDS,
+        dead_after: float = DEAD_AFTER_SECONDS,
     ) -> None:
         self.referee = referee
         self.store = store
         self.node_id = store.node_id
         self.heartbeat_seconds = heartbeat_seconds
         self.stale_after = stale_after
+        self.dead_after = dead_after
         self.epochs: dict[str, int] = {}
         self.draining = False
         self.offset_ms = 0
@@ -99,7 +103,7 @@ class Ownership:
         self.commits = GroupCommit(store, self.executor, writer=self.writer)
         self._guard = threading.Lock()
         self._last_ok: float | None = None  # monotonic time the last successful heartbeat was sent
-        self._lapsed = False  # a gap longer than stale_after between heartbeats: tables may have moved
+        self._lapsed = False  # the row may have gone dead_after without renewal: tables may have moved
         self._samples: deque[tuple[float, int]] = deque(maxlen=OFFSET_SAMPLES)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -130,7 +134,9 @@ class Ownership:
         pg_ms = self.store.heartbeat()
         wall1, back = time.time_ns(), time.monotonic()
         with self._guard:
-            if self._last_ok is not None and sent - self._last_ok > self.stale_after:
+            # The row was written somewhere between ``sent`` and ``back``, the one before at or after the
+            # previous ``sent``: others may have called this node dead only if that gap can exceed theirs.
+            if self._last_ok is not None and back - self._last_ok > self.dead_after:
                 self._lapsed = True
             self._last_ok = sent
             self._samples.append(((back - sent) * 1000, pg_ms - (wall0 + wall1) // 2_000_000))
