@@ -35,7 +35,8 @@ the bytes of a first visit are compared the same way.
 Then the same start-up figures under a phone-like profile (``phone_…``, issue 28): the renderer's CPU slowed
 4x (every thread: see :class:`CpuThrottle`) and DevTools' "Fast 4G" network, cold and warm, with the bare
 Pyodide worker under the same profile. ``LEXIO_BENCH_PROFILES=desktop`` (or ``phone``) runs one profile only,
-``LEXIO_BENCH_PREVIEW=0`` skips the preview figures.
+``LEXIO_BENCH_PREVIEW=0`` skips the preview figures, ``LEXIO_BENCH_REQUESTS=1`` prints each cold first visit's
+requests (app and bare runtime: start, duration, bytes) and the app's boot phases to stderr.
 Numbers come from a shared 2-core machine: compare within a run.
 """
 
@@ -69,6 +70,9 @@ from harness.process import free_port  # noqa: E402
 DIST = Path(os.environ.get("LEXIO_BENCH_DIST") or ROOT / "web" / "dist")  # another build: compare two
 ARGS = list(CHROMIUM_ARGS)
 RUNS = int(os.environ.get("LEXIO_BENCH_RUNS", "3"))
+# LEXIO_BENCH_REQUESTS=1: print (to stderr) every request of each cold first visit, app and bare runtime, with
+# its start (ms after the navigation's first request), duration and bytes, and the app's boot phases.
+REQUESTS = os.environ.get("LEXIO_BENCH_REQUESTS", "0") not in ("", "0")
 
 LONGTASKS = """
 window.__long = [];
@@ -374,20 +378,36 @@ class Profile:
         return page
 
 
-def count_bytes(ctx: BrowserContext) -> list[int]:
-    """Bytes of every response the context receives (workers included), appended as they finish."""
+def count_bytes(ctx: BrowserContext, log: list[tuple[float, float, int, str]] | None = None) -> list[int]:
+    """Bytes of every response the context receives (workers included), appended as they finish; with
+    ``log``, each request's (start, duration in ms, bytes, url) too."""
     sizes: list[int] = []
 
     def on_finished(req: Any) -> None:
         try:
             s = req.sizes()
             # Negative sizes mean "served from the HTTP cache": nothing transferred.
-            sizes.append(max(0, int(s["responseBodySize"])) + max(0, int(s["responseHeadersSize"])))
+            size = max(0, int(s["responseBodySize"])) + max(0, int(s["responseHeadersSize"]))
+            sizes.append(size)
+            if log is not None:
+                t = req.timing
+                log.append((t["startTime"], t["responseEnd"], size, req.url))
         except Exception:
             pass
 
     ctx.on("requestfinished", on_finished)
     return sizes
+
+
+def print_requests(name: str, log: list[tuple[float, float, int, str]], boot: str = "") -> None:
+    """The requests of one visit (LEXIO_BENCH_REQUESTS), in the order they started."""
+    if not log:
+        return
+    t0 = min(start for start, _, _, _ in log)
+    total = sum(n for _, _, n, _ in log)
+    print(f"# requests of a cold visit: {name} ({total} bytes) {boot}", file=sys.stderr)
+    for start, end, size, url in sorted(log):
+        print(f"#   {start - t0:8.0f} ms {end:7.0f} ms {size:9d} B  {url}", file=sys.stderr)
 
 
 def ratio(name: str, app: float, bare: float) -> None:
@@ -415,7 +435,8 @@ def startup_figures(
         for _ in range(RUNS):
             ctx = browser.new_context(viewport=profile.viewport)
             ctx.add_init_script(LONGTASKS)
-            sizes = count_bytes(ctx)
+            log: list[tuple[float, float, int, str]] | None = [] if REQUESTS else None
+            sizes = count_bytes(ctx, log)
 
             # Watched, not routed: Playwright turns Chromium's HTTP cache off in a context that routes, and
             # the service worker's install (its precache revalidates what the page just downloaded) would
@@ -426,7 +447,11 @@ def startup_figures(
                     foreign.add(url)
 
             ctx.on("request", guard)
-            t = visit(profile.new_page(ctx), base + "/", probe=True)
+            page = profile.new_page(ctx)
+            t = visit(page, base + "/", probe=True)
+            if log is not None:
+                boot = page.eval_on_selector("#perf", "e => e.dataset.boot || ''")
+                print_requests(f"app, answered at {t['answered']:.0f} ms", log, boot)
             cold["answered"].append(t["answered"])
             cold["fcp_lobby"].append(t["fcp"])
             cold["ready"].append(t["ready"])
@@ -440,8 +465,11 @@ def startup_figures(
             # The same runtime with an empty program, same conditions: the floor under our figure.
             for key, path in bare_pages:
                 ctx = browser.new_context(viewport=profile.viewport)
-                sizes = count_bytes(ctx)
+                log = [] if REQUESTS else None
+                sizes = count_bytes(ctx, log)
                 cold[key].append(visit(profile.new_page(ctx), base + path)["ready"])
+                if log is not None:
+                    print_requests(f"{key}, ready at {cold[key][-1]:.0f} ms", log)
                 if key == "baseline":
                     transferred_bare.append(sum(sizes))
                 ctx.close()

@@ -81,6 +81,17 @@ PYODIDE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
+# Pyodide's standard library, as the app loads it (issue 28): the same files as python_stdlib.zip, stored
+# rather than deflated one by one, so that brotli compresses the archive as a whole (2.49 MB -> 1.59 MB on
+# the wire) and zipimport reads each module without inflating it. The stock zip stays for the pages of the
+# bare runtime (bench/browser.py) and the build's own bytecode compiler.
+STDLIB_STORED = "python_stdlib-stored.zip"
+# The runtime files the app's worker (pyodide-boot.mjs) loads: what the service worker keeps. Not
+# pyodide-lock.json (119 KB, 22 KB of brotli): its packages are wheels this site does not ship (the npm
+# tarball has none), so the worker hands Pyodide the lock file's "info" with no packages (lock_contents).
+APP_RUNTIME_FILES = tuple(
+    STDLIB_STORED if n == "python_stdlib.zip" else n for n in PYODIDE_FILES if n != "pyodide-lock.json"
+)
 HOME = "/home/pyodide"  # where pyodide-boot.mjs unpacks the bundle in the browser
 # The installable app (issue 31): the web app manifest (manifest.json is the build's own list of files), its
 # icons, and the service worker made from web/src/sw.js (filled below, not copied as it is).
@@ -157,6 +168,7 @@ def unpack_runtime(out: Path) -> None:
             if member is None:
                 raise SystemExit(f"pyodide tarball lacks {name}")
             (dest / name).write_bytes(member.read())
+    (dest / STDLIB_STORED).write_bytes(stored_zip((dest / "python_stdlib.zip").read_bytes()))
     # The app no longer runs on PyScript (pyodide-boot.mjs starts its worker): PyScript is shipped for
     # bench/browser.py's empty-PyScript page only, which the app's figures are compared with. No page of the
     # app requests it.
@@ -169,6 +181,27 @@ def unpack_runtime(out: Path) -> None:
             f = tar.extractfile(m)
             assert f is not None
             (dest / Path(m.name).name).write_bytes(f.read())
+
+
+def stored_zip(data: bytes) -> bytes:
+    """The same archive, every member stored (not deflated), in the same order with the same names, dates and
+    attributes: deterministic, so the compressed siblings' cache hits on every rebuild."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            member = zipfile.ZipInfo(info.filename, info.date_time)
+            member.external_attr = info.external_attr
+            member.compress_type = zipfile.ZIP_STORED
+            dst.writestr(member, src.read(info))
+    return buf.getvalue()
+
+
+def lock_contents(pyodide_dir: Path) -> str:
+    """The lock file the app's worker gives Pyodide (``lockFileContents``), as JSON: the runtime's own
+    ``info`` (its ABI is checked at start) and no packages, none being shipped; a ``loadPackage`` would fail
+    either way, and an import of a missing module says so without naming a package it could not load."""
+    info = json.loads((pyodide_dir / "pyodide-lock.json").read_text(encoding="utf-8"))["info"]
+    return json.dumps({"info": info, "packages": {}}, separators=(",", ":"), sort_keys=True)
 
 
 def unpack_emoji(out: Path) -> str:
@@ -417,7 +450,7 @@ def precache_list(out: Path, version: str) -> list[tuple[str, str]]:
     """What the service worker keeps: (URL relative to the base, as the page and its worker ask for it;
     the file under ``out``). The worker module and main.py are asked for with ``?v=<build>``."""
     bundle = f"lexio-{version}.zip"
-    runtime = [f"{RUNTIME_DIRS['pyodide']}/{n}" for n in PYODIDE_FILES]
+    runtime = [f"{RUNTIME_DIRS['pyodide']}/{n}" for n in APP_RUNTIME_FILES]
     pairs = [(f, f) for f in (*SHELL_FILES, *(n for n, _, _ in ICONS), bundle, *runtime)]
     pairs += [(f"pyodide-boot.mjs?v={version}", "pyodide-boot.mjs"), (f"main.py?v={version}", "main.py")]
     missing = [f for _, f in pairs if not (out / f).is_file()]
@@ -512,7 +545,7 @@ def build(out: Path, relay: str, base: str = "/", bytecode: bool = True) -> dict
     runtime_files = sorted(f for d in RUNTIME_DIRS.values() for f in (tmp / d).iterdir() if f.is_file())
     counts = precompress(runtime_files)
     # What a first visit downloads before Python runs (for the progress bar): the runtime the worker loads.
-    startup = [tmp / RUNTIME_DIRS["pyodide"] / n for n in PYODIDE_FILES] + [tmp / bundle]
+    startup = [tmp / RUNTIME_DIRS["pyodide"] / n for n in APP_RUNTIME_FILES] + [tmp / bundle]
     # Counted as the worker receives them (pyodide-boot.mjs): decoded bytes, i.e. the files' own sizes.
     runtime = sum(f.stat().st_size for f in startup if f.exists())
 
@@ -524,6 +557,8 @@ def build(out: Path, relay: str, base: str = "/", bytecode: bool = True) -> dict
             .replace("__WARM__", warm_imports(src / "main.py"))
             .replace("__PYSCRIPT__", base + RUNTIME_DIRS["pyscript"])
             .replace("__PYODIDE__", base + RUNTIME_DIRS["pyodide"])
+            .replace("__STDLIB__", STDLIB_STORED)
+            .replace("__LOCK__", lock_contents(tmp / RUNTIME_DIRS["pyodide"]))
         )
 
     index = fill(

@@ -81,7 +81,7 @@ class FakeBrowser:
         assert text.startswith("lexio:")
         patch = json.loads(text[len("lexio:") :])
         self.patches.append(patch)
-        self.regions.update(patch.get("r", {}))
+        apply_regions(self.regions, patch.get("r", {}))
         self.squares.update(patch.get("c", {}))
         self.storage_writes.update(patch.get("store", {}))
 
@@ -155,6 +155,32 @@ class FakeBrowser:
     def last_patch(self) -> dict[str, Any]:
         assert self.patches, "nothing was posted to the page"
         return self.patches[-1]
+
+
+# Elements inside a region that a patch may write alone (their inner HTML): the rack's tiles, #rack in t-rack.
+INNER = {"rack": "t-rack"}
+
+
+def apply_regions(regions: dict[str, str], written: dict[str, str]) -> None:
+    """A patch's regions (``r``) applied as the page applies them (each element's inner HTML, by id, in
+    order): an element inside a region (:data:`INNER`) is written into that region's HTML."""
+    for region, html in written.items():
+        outer = INNER.get(region)
+        if outer is None:
+            regions[region] = html
+            continue
+        shown = regions[outer]  # the page has no such element otherwise: a patch must not name it
+        head = shown.index(f' id="{region}"')
+        start = shown.index(">", head) + 1
+        tag = shown[shown.rindex("<", 0, head) + 1 : head].split()[0]
+        depth, at = 1, start
+        while depth:  # the element's own closing tag, past any nested one of the same name
+            opening, closing = shown.find(f"<{tag}", at), shown.index(f"</{tag}>", at)
+            if 0 <= opening < closing:
+                depth, at = depth + 1, opening + 1
+            else:
+                depth, at = depth - 1, closing + 1
+        regions[outer] = shown[:start] + html + shown[at - 1 :]
 
 
 def client_at(path: str, storage: dict[str, str] | None = None, **kw: Any) -> tuple[Client, FakeBrowser]:

@@ -102,3 +102,25 @@ def test_text_and_wasm_are_precompressed() -> None:
     wasm = next(dist.glob("runtime/pyodide-*/pyodide.asm.wasm"))
     assert wasm.with_name(wasm.name + ".gz").exists()
     assert (dist / "index.html.gz").exists()
+
+
+def test_the_app_loads_the_standard_library_stored_with_the_same_files() -> None:
+    """Issue 28: the app's worker loads Pyodide's standard library from a stored copy (brotli then compresses
+    the whole archive): the same members, byte for byte, in the same order; the service worker keeps that
+    copy, not the stock zip (which stays for the bare runtime's pages)."""
+    import zipfile
+
+    dist = _built()
+    runtime = next(dist.glob("runtime/pyodide-*"))
+    with (
+        zipfile.ZipFile(runtime / "python_stdlib.zip") as stock,
+        zipfile.ZipFile(runtime / build.STDLIB_STORED) as stored,
+    ):
+        assert [i.filename for i in stored.infolist()] == [i.filename for i in stock.infolist()]
+        assert {i.compress_type for i in stored.infolist()} == {zipfile.ZIP_STORED}
+        for info in stock.infolist():
+            assert stored.read(info.filename) == stock.read(info), info.filename
+    boot = (dist / "pyodide-boot.mjs").read_text()
+    assert f'stdLibURL: at("/{runtime.relative_to(dist).as_posix()}/{build.STDLIB_STORED}")' in boot
+    sw = (dist / "sw.js").read_text()
+    assert build.STDLIB_STORED in sw and "python_stdlib.zip" not in sw

@@ -13,7 +13,7 @@ from app import render
 from app.glue.client import Client
 from app.glue.rendering import Renderer
 from app.glue.session import PagePatch
-from fake_browser import FakeBrowser, client_at, ui
+from fake_browser import FakeBrowser, apply_regions, client_at, ui
 from web_helpers import snapshot, started
 
 TOKEN = "tok-1"
@@ -61,7 +61,7 @@ def page_of(browser: FakeBrowser) -> dict[str, str]:
     squares, then the board's attributes: web/src/index.html)."""
     regions: dict[str, str] = {}
     for patch in browser.patches:
-        regions.update(patch.get("r", {}))
+        apply_regions(regions, patch.get("r", {}))
         cells = patch.get("c", {})
         if cells:
             board = regions["t-board"]
@@ -105,6 +105,24 @@ def test_typing_a_letter_draws_the_rack_and_the_preview_only() -> None:
     assert set(patch["r"]) == {"t-rack", "t-preview"}
     assert 1 <= len(patch["c"]) <= 4  # the square typed on, the cursor's next one, the previewed word's
     assert patch["focus"] == "board"  # in the key's own patch: one message to the page per key
+
+
+def test_a_second_letter_sends_the_rack_tiles_alone() -> None:
+    """The first tile placed enables Play and Take back: the whole rack region. The next one changes only
+    the tiles: #rack's inner HTML alone, and the page is still what a full render draws."""
+    client, browser = demo()
+    key(client, "ArrowUp")
+    first, second = rack_letters(client)[:2]
+    key(client, first)
+    assert "t-rack" in browser.patches[-1]["r"]
+    assert drawn_by(client, lambda: key(client, second)) == {"t-rack": 1, "t-preview": 1}
+    patch = browser.patches[-1]
+    assert set(patch["r"]) == {"rack", "t-preview"}
+    assert 'data-testid="rack-tile"' in patch["r"]["rack"] and "btn-submit" not in patch["r"]["rack"]
+    assert_same_page(client, browser)
+    key(client, "Backspace")  # taken back: the tiles again
+    assert set(browser.patches[-1]["r"]) == {"rack", "t-preview"}
+    assert_same_page(client, browser)
 
 
 def test_moving_the_cursor_draws_no_region_and_sends_its_two_squares() -> None:
@@ -170,3 +188,34 @@ def test_the_page_at_a_relay_table_stays_a_full_render_as_the_clock_runs() -> No
     assert_same_page(client, browser)
     key(client, "Escape")
     assert_same_page(client, browser)
+
+
+def test_the_preview_keeping_its_board_answers_as_the_engine() -> None:
+    """app.state.BoardKeptPreview builds the board once per view: the same answers as engine.preview, for
+    good and bad placements, a new view, and views the engine refuses."""
+    from app.state import BoardKeptPreview
+
+    import engine
+
+    client, _ = demo()
+    s = client.session.state
+    assert s.view is not None
+    kept = BoardKeptPreview()
+    view = s.view
+    rack = [s.rack[i] for i in s.available() if s.rack[i] != "?"]
+    placements: list[list[dict[str, Any]]] = [
+        [{"sq": "H8", "letter": rack[0], "blank": False}],
+        [{"sq": "H8", "letter": rack[0], "blank": False}, {"sq": "I8", "letter": rack[1], "blank": False}],
+        [{"sq": "H8", "letter": rack[0], "blank": False}, {"sq": "J9", "letter": rack[1], "blank": False}],
+        [{"sq": "A1", "letter": rack[0], "blank": False}],  # a wall
+        [{"sq": "Z99", "letter": "E", "blank": False}],  # off the board
+        [{"sq": "H8", "letter": "", "blank": True}],  # a blank with no letter
+        [{"sq": "H8"}],  # not a tile
+    ]
+    other = copy.deepcopy(view)  # a new view (equal, another object): its own board
+    broken = {**view, "variant": "nope"}  # a variant the engine does not know
+    for v in (view, view, other, broken, "not a view", view):
+        for tiles in placements:
+            got = kept(v, tiles)  # type: ignore[arg-type]
+            assert got == engine.preview(v, tiles), (v if isinstance(v, str) else v.get("variant"), tiles)
+    assert kept.view is view  # kept for the view last asked about that the engine could read

@@ -474,11 +474,20 @@ def _rack_actions(tr: Translator, submit: str, recall: str, swap: str, dis: str,
 
 
 def rack_area(state: UiState, tr: Translator) -> str:
+    return "".join(rack_parts(state, tr))
+
+
+def rack_parts(state: UiState, tr: Translator) -> tuple[str, str, str]:
+    """The rack's region in three parts: ``#rack``'s opening tag, its tiles (the element's inner HTML), and
+    what follows (its closing tag, the play's buttons); a spectator's line is all middle. The glue sends the
+    tiles alone when the other two parts are what the page shows (a tile placed or taken back)."""
     if state.seat is None and not state.demo:
         # A spectator has no rack, no reserve and no play controls: only who is watching.
         return (
+            "",
             f'<p class="watching" data-testid="watching">{_e(tr.t("watching_you"))} '
-            f"{_e(watchers_text(tr, state.watchers)) if state.watchers else ''}</p>"
+            f"{_e(watchers_text(tr, state.watchers)) if state.watchers else ''}</p>",
+            "",
         )
     values = state.variant.values
     rack = state.rack
@@ -502,8 +511,9 @@ def rack_area(state: UiState, tr: Translator) -> str:
         key, _rack_actions(tr, submit, recall, swap_dis, dis, state.across)
     )
     return (
-        f'<div class="rack" id="rack" role="group" aria-label="{_attr_t(tr, "rack")}" data-testid="rack">'
-        f"{''.join(tiles)}</div>{actions}"
+        f'<div class="rack" id="rack" role="group" aria-label="{_attr_t(tr, "rack")}" data-testid="rack">',
+        "".join(tiles),
+        "</div>" + actions,
     )
 
 

@@ -212,6 +212,9 @@ class App:
             js.console.error(f"lexio prefetch error: {err!r}")
             name = ""
         if name is None:
+            # Everything from start-up and the prefetch, collected once (start froze it uncollected, see
+            # start), then frozen again.
+            gc.unfreeze()
             gc.collect()
             gc.freeze()
             return
@@ -233,8 +236,9 @@ class App:
         self.client.page.patch["boot"] = json.dumps(BOOT)
         self.client.page.send()
         # Everything alive now (modules, the engine's tables, the first screen) lives as long as the page:
-        # frozen, out of the collector's sight. From here on collections run only when idle (tick).
-        gc.collect()
+        # frozen, out of the collector's sight. From here on collections run only when idle (tick). Not
+        # collected first: that walk (~20 ms in the browser) would hold the events the page kept; the start's
+        # garbage is collected once the idle prefetch is done (prefetch).
         gc.freeze()
         gc.disable()
         POST("lexio-ready")  # the page hands over the events it kept while Python was starting

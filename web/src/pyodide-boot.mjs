@@ -19,6 +19,7 @@ const at = (path) => new URL(path, import.meta.url).href;
 const SNAPSHOTS = "lexio-snapshot";
 const KEY = at("__BASE__snapshot/" + version + "/__BUILD__");
 const HOME = "/home/pyodide";  // where the bundle is unpacked: `app`, `engine`, `wire` (web/build.py: HOME)
+const LOCK = __LOCK__;  // Pyodide's lock file without its packages (see loadPyodide below)
 const WARM = "__WARM__";  // main.py's own imports minus the browser modules: compiled into the snapshot
 const SAVE_DELAY_MS = 3000;  // after the first screen is up: storing ~30 MB must not compete with it,
 const SAVE_QUIET_MS = 2000;  // nor with a player's typing (it holds this thread for tens of ms): after a pause,
@@ -121,7 +122,12 @@ async function loadPyodide(options) {
     return r.arrayBuffer();
   });
   bundle.catch(() => {});  // awaited below; a failure is reported there, not as an unhandled rejection
-  const opts = {...options, indexURL: at("__PYODIDE__/")};
+  // The standard library stored rather than deflated (web/build.py, STDLIB_STORED): the same files, a third
+  // fewer bytes on the wire once brotli has the whole archive, and no inflating at each import.
+  // No pyodide-lock.json to fetch and parse (119 KB for wheels this site does not ship): its "info", no
+  // packages (web/build.py, lock_contents); packages, if ever asked for, would come from here as before.
+  const opts = {...options, indexURL: at("__PYODIDE__/"), stdLibURL: at("__PYODIDE__/__STDLIB__"),
+                lockFileContents: LOCK, packageBaseUrl: at("__PYODIDE__/")};
   const snap = await readSnapshot();
   let py = null;
   if (snap) {

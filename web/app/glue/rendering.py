@@ -56,6 +56,7 @@ class Renderer:
         self.chat_key: tuple[object, ...] = ()
         # region -> (the inputs it was last drawn from, that drawing): see keyed
         self.memo: dict[str, tuple[tuple[object, ...], str]] = {}
+        self.rack_frame: tuple[str, str] = ("", "")  # the rack's opening tag and what follows its tiles
         self.drawn: dict[str, int] = {}  # region -> how many times it was drawn (tests count them)
         self.preview_ms: list[float] = []  # action → patch handed to the page, per timed action
         self.codes_shown = False  # the recovery codes' dialog is on the page (its focus was given once)
@@ -204,7 +205,7 @@ class Renderer:
         rack_key = (tr, view, seat, s.demo, s.watchers, tuple(s.available()), s.selected, s.dialog)
         swap = tuple(sorted(s.swap_sel)) if s.dialog == "swap" else ()
         play_key = (cut_off, bool(s.awaiting), s.across, bool(s.pending), swap)
-        self.keyed("t-rack", rack_key + play_key, lambda: render.rack_area(s, tr))
+        self.write_rack(rack_key + play_key)
         preview_key = (tr, view, seat, s.demo, tuple(s.rejected), s.error, s.preview)
         self.keyed("t-preview", preview_key, lambda: render.preview(s, tr))
         self.write_announce()
@@ -218,6 +219,28 @@ class Renderer:
             page.write("t-players", render.players(s, tr) + report)
             page.write("t-unseen", render.unseen(s, tr))
             page.write("t-journal", render.journal(s, tr))
+
+    def write_rack(self, key: tuple[object, ...]) -> None:
+        """The rack's region, as :meth:`keyed` writes it; when only its tiles changed (a tile placed or taken
+        back) and the page shows this renderer's last drawing, ``#rack``'s tiles alone go in the patch."""
+        s, tr, page = self.session.state, self.session.tr, self.page
+        memo = self.memo.get("t-rack")
+        shown = page.cache.get("t-rack")
+        if memo is not None and memo[0] == key and shown is memo[1]:
+            if CHECK_KEYS:
+                assert render.rack_area(s, tr) == memo[1], f"t-rack: its key {key!r} misses an input"
+            return
+        self.drawn["t-rack"] = self.drawn.get("t-rack", 0) + 1
+        head, tiles, tail = render.rack_parts(s, tr)
+        html = head + tiles + tail
+        same_frame = self.rack_frame == (head, tail)
+        if head and memo is not None and shown is memo[1] and same_frame and shown != html:
+            page.cache["t-rack"] = html
+            page.patch.setdefault("r", {})["rack"] = tiles
+        else:
+            page.write("t-rack", html)
+        self.rack_frame = (head, tail)
+        self.memo["t-rack"] = (key, page.cache["t-rack"])
 
     def write_status(self, now: int) -> None:
         """The status line (turn, countdown, bag, reserve): drawn again when the view changed or a second
