@@ -4,19 +4,25 @@ The relay runs as its own process (``python -m relay serve``), pinned to one CPU
 list of every 2- and 3-letter string so that the scripted players' single-tile plays are real, accepted
 placements. Each seat connects, joins, and plays on its turn after ``--think-ms``; a finished game is replaced
 by a new table so N tables stay busy. Measured on the client: actions/s and action→ack latency; on the relay
-process (/proc): CPU seconds and RSS growth, per table.
+process (/proc): CPU seconds and RSS growth, per table. The load client (two processes pinned to the other
+CPU) is lean by default (:class:`LeanSeat`: a protocol object per socket, a timer per action), so that it
+is not saturated before the relay; ``--client aiohttp`` is the client used before (about 2.5 times its CPU
+per action). ``--relay-tree DIR`` serves another checkout's relay (e.g. a base commit's worktree) to this
+same client.
 
 Output: a human header (``#`` lines), then ``name<TAB>value<TAB>unit`` lines.
 
     python bench/relay_load.py                      # default: 200 tables x 4 seats, ~40 s in all
     python bench/relay_load.py --tables 1000 --duration 60 --think-ms 1000
     python bench/relay_load.py --tables 300 --tracemalloc   # also the relay's Python heap per table
+    python bench/relay_load.py --tables 1700 --relay-tree /tmp/lexio-base   # the same load on another relay
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import gc
 import itertools
@@ -30,6 +36,7 @@ import statistics
 import sys
 import tempfile
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -274,6 +281,186 @@ async def one_table(
             t.cancel()
 
 
+# The lean load client (the default): one asyncio.Protocol per seat over a raw socket, RFC 6455 framing
+# written here (the relay never fragments its frames), a timer per action rather than a task per player and a
+# task per socket. At ~1,400 tables the aiohttp client below took ~80 % of its core, and it saturated before
+# the relay did: the knee measured was the client's. ``--client aiohttp`` keeps the old client.
+WS_KEY = base64.b64encode(b"lexio-bench-key!").decode()
+
+
+class LeanSeat(Seat, asyncio.Protocol):
+    """A :class:`Seat` on its own socket: frames parsed in ``data_received``, its action sent by a timer."""
+
+    def __init__(self, stats: Stats, think_s: float, stop: asyncio.Event, done: asyncio.Future[None]) -> None:
+        super().__init__(None, stats, think_s)  # type: ignore[arg-type]
+        self.stop, self.done = stop, done
+        self.transport: asyncio.Transport | None = None
+        self.buf = b""
+        self.open = False
+        loop = asyncio.get_running_loop()
+        self.opened: asyncio.Future[None] = loop.create_future()
+        self.timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        for fut in (self.opened, self.done):
+            if not fut.done():
+                fut.set_result(None)
+        self.turn_seen.set()
+
+    def data_received(self, data: bytes) -> None:
+        if self.buf:
+            data = self.buf + data
+            self.buf = b""
+        if not self.open:
+            end = data.find(b"\r\n\r\n")
+            if end < 0:
+                self.buf = data
+                return
+            if not data.startswith(b"HTTP/1.1 101"):
+                raise RuntimeError(f"upgrade refused: {data[:80]!r}")
+            self.open = True
+            if not self.opened.done():
+                self.opened.set_result(None)
+            data = data[end + 4 :]
+        pos, n = 0, len(data)
+        while n - pos >= 2:
+            first, size = data[pos], data[pos + 1] & 0x7F
+            head = pos + 2
+            if size == 126:
+                if n - pos < 4:
+                    break
+                size, head = int.from_bytes(data[pos + 2 : pos + 4], "big"), pos + 4
+            elif size == 127:
+                if n - pos < 10:
+                    break
+                size, head = int.from_bytes(data[pos + 2 : pos + 10], "big"), pos + 10
+            if head + size > n:
+                break
+            payload, pos = data[head : head + size], head + size
+            opcode = first & 0x0F
+            if opcode == 0x1:  # text: the relay's frames are never fragmented
+                self.on(json.loads(payload))
+            elif opcode == 0x9:  # ping
+                self.write_frame(0x8A, payload)
+            elif opcode == 0x8 and self.transport is not None:  # close
+                self.transport.close()
+                return
+        if pos < n:
+            self.buf = data[pos:]
+
+    def write_frame(self, first: int, payload: bytes) -> None:
+        """One masked frame. The mask is all zeros (the payload is sent as is): a bench client's choice; the
+        relay unmasks it as any other, at the same cost."""
+        if self.transport is None:
+            return
+        n = len(payload)
+        if n < 126:
+            head = bytes((first, 0x80 | n))
+        elif n < 1 << 16:
+            head = bytes((first, 0x80 | 126)) + n.to_bytes(2, "big")
+        else:
+            head = bytes((first, 0x80 | 127)) + n.to_bytes(8, "big")
+        self.transport.write(head + b"\0\0\0\0" + payload)
+
+    def send_text(self, text: str) -> None:
+        self.write_frame(0x81, text.encode())
+
+    def on(self, f: dict[str, Any]) -> None:
+        super().on(f)
+        if self.status == "ended" and not self.done.done():
+            self.done.set_result(None)
+        self.poke()
+
+    def poke(self) -> None:
+        """Schedule this seat's action after its think time, if it is its turn and nothing is pending."""
+        if (
+            self.timer is None
+            and self.status == "playing"
+            and self.turn == self.seat
+            and not self.pending
+            and not self.stop.is_set()
+        ):
+            delay = self.think_s * random.uniform(0.5, 1.5)
+            self.timer = asyncio.get_running_loop().call_later(delay, self.act)
+
+    def stop_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def act(self) -> None:
+        self.timer = None
+        if (
+            self.turn == self.seat
+            and self.status == "playing"
+            and not self.pending
+            and not self.stop.is_set()
+        ):
+            fid = f"b{next(self.ids)}"
+            self.pending[fid] = time.perf_counter()
+            self.send_text(json.dumps({**self.choose(), "id": fid}))
+
+
+async def lean_table(
+    session: aiohttp.ClientSession,
+    url: str,
+    seats: int,
+    stats: Stats,
+    think_s: float,
+    stop: asyncio.Event,
+    ready: asyncio.Queue[None] | None,
+    live: set[asyncio.Future[None]],
+) -> None:
+    """:func:`one_table` with :class:`LeanSeat` players; ``live`` holds each running game's end, resolved
+    by the worker when it stops."""
+    loop = asyncio.get_running_loop()
+    parts = urllib.parse.urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    first = True
+    while not stop.is_set():
+        async with session.post(url + "/api/tables", json={"turn_seconds": 600}) as r:
+            table = (await r.json())["id"]
+        done: asyncio.Future[None] = loop.create_future()
+        live.add(done)
+        request = (
+            f"GET /ws/{table} HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {WS_KEY}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: {url}\r\n\r\n"
+        ).encode()
+        players: list[LeanSeat] = []
+        for i in range(seats):
+            p = LeanSeat(stats, think_s, stop, done)
+            await loop.create_connection(lambda p=p: p, host, port)  # type: ignore[misc]
+            players.append(p)
+            assert p.transport is not None
+            p.transport.write(request)
+            await p.opened
+            p.send_text(json.dumps({"type": "join", "id": "j", "name": f"P{i}"}))
+            while p.seat is None and p.transport is not None:
+                p.turn_seen.clear()
+                await p.turn_seen.wait()
+        if seats < 4:
+            players[0].send_text(json.dumps({"type": "start", "id": "s"}))
+        if first and ready is not None:
+            ready.put_nowait(None)
+            first = False
+        await done
+        live.discard(done)
+        if players[0].status == "ended":
+            stats.games_ended += 1
+        for p in players:
+            p.stop_timer()
+            if p.transport is not None:
+                p.transport.close()
+
+
 async def scrape_histogram(session: aiohttp.ClientSession, url: str) -> dict[float, int]:
     """Cumulative counts of the relay's own action latency histogram (frame read -> ack queued); the key
     -1 / -2 hold the full GC count / seconds x 1e6, -3 / -4 the group commit's batches / appends (cluster
@@ -324,15 +511,19 @@ def worker(
     result_q: Any,
     cpu: int | None,
     seat_per_s: float | None = None,
+    client: str = "aiohttp",
 ) -> None:
     """One load-generator process (spawned): plays ``tables`` tables, reports its window's measurements.
 
     ``seat_per_s`` seats the tables at that pace rather than all at once (bench/cluster.py: thousands of
-    sockets arriving in the same second stall a relay past HAProxy's health checks, which cut them all)."""
+    sockets arriving in the same second stall a relay past HAProxy's health checks, which cut them all).
+    ``client``: "lean" (:class:`LeanSeat`, this bench's default) or "aiohttp" (:func:`one_table`)."""
     if cpu is not None and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {cpu})
     asyncio.run(
-        worker_async(url, tables, seats, think_s, ready_q, measure_evt, stop_evt, result_q, seat_per_s)
+        worker_async(
+            url, tables, seats, think_s, ready_q, measure_evt, stop_evt, result_q, seat_per_s, client
+        )
     )
 
 
@@ -346,14 +537,21 @@ async def worker_async(
     stop_evt: Any,
     result_q: Any,
     seat_per_s: float | None = None,
+    client: str = "aiohttp",
 ) -> None:
     stats = Stats()
     stop = asyncio.Event()
     ready: asyncio.Queue[None] = asyncio.Queue()
+    live: set[asyncio.Future[None]] = set()
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         tasks = []
         for i in range(tables):
-            tasks.append(asyncio.create_task(one_table(session, url, seats, stats, think_s, stop, ready)))
+            table = (
+                lean_table(session, url, seats, stats, think_s, stop, ready, live)
+                if client == "lean"
+                else one_table(session, url, seats, stats, think_s, stop, ready)
+            )
+            tasks.append(asyncio.create_task(table))
             if seat_per_s:
                 await asyncio.sleep(1 / seat_per_s)
             elif i % 50 == 49:
@@ -377,6 +575,9 @@ async def worker_async(
             (stats.latencies, stats.actions, stats.errors, stats.games_ended, time.process_time() - c0)
         )
         stop.set()
+        for done in list(live):
+            if not done.done():
+                done.set_result(None)
         await asyncio.wait(tasks, timeout=10)
 
 
@@ -415,6 +616,7 @@ async def main_async(args: argparse.Namespace) -> int:
         else []
     )
     heap_file = tmp / "heap.txt"
+    relay_tree = Path(args.relay_tree).resolve() if args.relay_tree else REPO
     if args.tracemalloc:
         prefix = ["-c", TRACED_RELAY]
     relay = RelayProcess(
@@ -438,10 +640,10 @@ async def main_async(args: argparse.Namespace) -> int:
             "1000000",
         ],
         log=tmp / "relay.log",
-        env={**os.environ, "PYTHONPATH": str(REPO), "LEXIO_BENCH_HEAP_FILE": str(heap_file)},
+        env={**os.environ, "PYTHONPATH": str(relay_tree), "LEXIO_BENCH_HEAP_FILE": str(heap_file)},
         # `python -m` puts the working directory first on sys.path: from another checkout's directory the
         # bench would measure that checkout's relay.
-        cwd=REPO,
+        cwd=relay_tree,
         python_args=prefix,
         wrapper=(
             ["taskset", "-c", str(args.cpu)]
@@ -486,6 +688,8 @@ async def main_async(args: argparse.Namespace) -> int:
                         stop_evt,
                         result_q,
                         client_cpu_pin,
+                        None,
+                        args.client,
                     ),
                 )
                 for n in shares
@@ -534,7 +738,8 @@ async def main_async(args: argparse.Namespace) -> int:
     print("# Lexio relay load benchmark (bench/relay_load.py)")
     print(
         f"# {args.tables} tables x {args.seats} seats, think {args.think_ms} ms, measured {elapsed:.1f} s "
-        f"after {setup_s:.1f} s of seating; relay pinned to CPU {args.cpu}, {args.clients} client processes; "
+        f"after {setup_s:.1f} s of seating; relay pinned to CPU {args.cpu}, {args.clients} {args.client} "
+        f"client processes; relay from {relay_tree}; "
         f"Python {sys.version.split()[0]}"
     )
     load = os.getloadavg()
@@ -623,6 +828,17 @@ def main() -> int:
     parser.add_argument("--cpu", type=int, default=0, help="pin the relay to this CPU (taskset); -1: no pin")
     parser.add_argument("--relay-log-level", default="INFO")
     parser.add_argument("--clients", type=int, default=2, help="load-generator processes")
+    parser.add_argument(
+        "--client",
+        choices=("lean", "aiohttp"),
+        default="lean",
+        help="load client: one protocol object per seat (default) or aiohttp's WebSocket client (before)",
+    )
+    parser.add_argument(
+        "--relay-tree",
+        help="serve the relay of this checkout (default: this one), e.g. a base commit's worktree, so that "
+        "two relays are measured by the same load client",
+    )
     parser.add_argument(
         "--tracemalloc", action="store_true", help="run the relay under tracemalloc; report its Python heap"
     )

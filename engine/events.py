@@ -195,17 +195,24 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     :func:`engine.redact_event` instead.  Raises :class:`~engine.errors.BadEvent` for a non-event.
     """
     out: dict[str, Any] = {"schema": SCHEMA_VERSION, "type": event_type(event)}
-    for f in dataclasses.fields(event):
-        value = getattr(event, f.name)
-        if f.default is not dataclasses.MISSING and value == f.default:
+    for name, default in _FIELDS[type(event)]:
+        value = getattr(event, name)
+        if default is not dataclasses.MISSING and value == default:
             continue  # an optional field at its default is left out: older events keep their exact form
-        if f.name == "tiles":
-            out[f.name] = [t.to_dict() for t in value]
+        if name == "tiles":
+            out[name] = [t.to_dict() for t in value]
         elif isinstance(value, tuple):
-            out[f.name] = list(value)
+            out[name] = list(value)
         else:
-            out[f.name] = value
+            out[name] = value
     return out
+
+
+# Each event type's fields as (name, default or MISSING), in order: read once rather than by
+# dataclasses.fields at every call (the relay journals every event it decides).
+_FIELDS: Final[dict[type[Any], tuple[tuple[str, Any], ...]]] = {
+    cls: tuple((f.name, f.default) for f in dataclasses.fields(cls)) for cls in EVENT_TYPES.values()
+}
 
 
 def event_from_dict(data: Any) -> Event:

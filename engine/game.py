@@ -543,40 +543,30 @@ def apply(state: GameState, event: Event) -> GameState:
             scoreless_turns=0,
             events=events,
         )
+    # The turns (every action of a game): each field spelt out rather than dataclasses.replace, which looks
+    # the fields up again at every call.
     if isinstance(event, Placed):
         v = state.rules
         board = state.board.with_cells_unchecked(
             (v.index[t.square], t.letter.lower() if t.blank else t.letter) for t in event.tiles
         )
         s = state.seats[event.seat]
-        seats = _put(state.seats, event.seat, replace(s, score=s.score + event.score, rack=event.rack))
-        return replace(
-            state,
-            board=board,
-            seats=seats,
-            bag=tuple(event.bag),
-            turn=(event.seat + 1) % len(seats),
-            turn_started_ms=event.at,
-            scoreless_turns=0,
-            turns_played=state.turns_played + 1,
-            events=events,
+        seat = SeatState(
+            s.name, s.bot, s.score + event.score, event.rack, s.reserve_tries, s.reserve_since_ms, s.account
         )
+        seats = _put(state.seats, event.seat, seat)
+        return _turn_taken(state, board, seats, tuple(event.bag), event, 0, events)
     if isinstance(event, Swapped | Passed | TimedOut):
         seats = state.seats
         bag = state.bag
         if isinstance(event, Swapped):
-            seats = _put(seats, event.seat, replace(seats[event.seat], rack=event.rack))
+            s = seats[event.seat]
+            seat = SeatState(
+                s.name, s.bot, s.score, event.rack, s.reserve_tries, s.reserve_since_ms, s.account
+            )
+            seats = _put(seats, event.seat, seat)
             bag = tuple(event.bag)
-        return replace(
-            state,
-            seats=seats,
-            bag=bag,
-            turn=(event.seat + 1) % len(seats),
-            turn_started_ms=event.at,
-            scoreless_turns=state.scoreless_turns + 1,
-            turns_played=state.turns_played + 1,
-            events=events,
-        )
+        return _turn_taken(state, state.board, seats, bag, event, state.scoreless_turns + 1, events)
     if isinstance(event, Rejected):
         s = state.seats[event.seat]
         tries, anchor, _ = _reserve(s.reserve_tries, s.reserve_since_ms, event.at)
@@ -596,6 +586,34 @@ def replay(events: Iterable[Event], state: GameState | None = None) -> GameState
     for e in events:
         s = apply(s, e)
     return s
+
+
+def _turn_taken(
+    state: GameState,
+    board: Board,
+    seats: tuple[SeatState, ...],
+    bag: tuple[str, ...],
+    event: Placed | Swapped | Passed | TimedOut,
+    scoreless_turns: int,
+    events: tuple[Event, ...],
+) -> GameState:
+    """``state`` after a turn ended by ``event`` (the next seat's turn begins): what ``replace(state, board=,
+    seats=, bag=, turn=, turn_started_ms=, scoreless_turns=, turns_played=, events=)`` gives."""
+    return GameState(
+        state.status,
+        state.variant,
+        state.turn_seconds,
+        state.rated,
+        seats,
+        board,
+        bag,
+        (event.seat + 1) % len(seats),
+        event.at,
+        scoreless_turns,
+        state.turns_played + 1,
+        state.result,
+        events,
+    )
 
 
 def _put(seats: tuple[SeatState, ...], i: int, seat: SeatState) -> tuple[SeatState, ...]:

@@ -48,9 +48,11 @@ class Place:
     tiles: tuple[Tile, ...]
 
     def __post_init__(self) -> None:
-        tiles = tuple(self.tiles)
+        tiles = self.tiles
+        if type(tiles) is tuple and len(tiles) < 2:
+            return  # nothing to sort (a one-tile play: most plays of a game's end)
         ordered = tuple(sorted(tiles, key=lambda t: square_key(t.square)))
-        if ordered != self.tiles:
+        if ordered != tiles:
             object.__setattr__(self, "tiles", ordered)
 
     @property

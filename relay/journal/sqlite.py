@@ -122,6 +122,19 @@ class EventRow:
     token_hash: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class AppendRow:
+    """One action's append to one table (:meth:`Store.append`'s arguments): its events ``first_seq..`` as
+    (body, token hash), the table's new status (None: unchanged) and the client ``frame`` they answer."""
+
+    table_id: str
+    first_seq: int
+    events: Sequence[tuple[JsonObject, str | None]]
+    status: str | None
+    now_ms: int
+    frame: FrameRow | None = None
+
+
 @dataclass(frozen=True)
 class FrameRow:
     """The client frame an action came from (relay/tables/resend.py): committed with the action's first event
@@ -250,26 +263,47 @@ class Store:
         Returns only once the transaction is committed. Raises StoreError if a seq is already taken (the
         caller's state is stale), sqlite3.Error on I/O failure; in both cases nothing is written.
         """
+        self.append_many((AppendRow(table_id, first_seq, events, status, now_ms, frame),))
+
+    def append_many(self, items: Sequence[AppendRow]) -> None:
+        """Commit the appends of several tables (:meth:`append`'s arguments each) in one transaction: all of
+        them or none (relay/journal/tickcommit.py gathers them). Returns only once it is committed.
+
+        Raises StoreError if a seq is already taken, sqlite3.Error on I/O failure; nothing written then.
+        """
+        events = [
+            (it.table_id, it.first_seq + i, _dumps(body), th)
+            for it in items
+            for i, (body, th) in enumerate(it.events)
+        ]
+        frames = [
+            (it.table_id, f.seq, f.who, f.frame_id, f.digest, _dumps(f.answer))
+            for it in items
+            if (f := it.frame) is not None
+        ]
+        statuses = [(it.status, it.now_ms, it.table_id) for it in items if it.status is not None]
+        db = self._db
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(
-                "INSERT INTO events (table_id, seq, body, token_hash) VALUES (?, ?, ?, ?)",
-                [(table_id, first_seq + i, _dumps(body), th) for i, (body, th) in enumerate(events)],
-            )
-            if frame is not None:
-                self._db.execute(
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany("INSERT INTO events (table_id, seq, body, token_hash) VALUES (?, ?, ?, ?)", events)
+            if frames:
+                db.executemany(
                     "INSERT INTO frames (table_id, seq, who, frame_id, digest, answer)"
                     " VALUES (?, ?, ?, ?, ?, ?)",
-                    (table_id, frame.seq, frame.who, frame.frame_id, frame.digest, _dumps(frame.answer)),
+                    frames,
                 )
-            if status is not None:
-                self._db.execute(
-                    "UPDATE tables SET status = ?, updated_ms = ? WHERE id = ?", (status, now_ms, table_id)
-                )
-            self._db.execute("COMMIT")
+            if statuses:
+                db.executemany("UPDATE tables SET status = ?, updated_ms = ? WHERE id = ?", statuses)
+            db.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
             self._rollback()
-            raise StoreError(f"table {table_id}: seq {first_seq} already journaled") from exc
+            first = items[0] if len(items) == 1 else None
+            what = (
+                f"table {first.table_id}: seq {first.first_seq}"
+                if first is not None
+                else f"{len(items)} appends: a seq"
+            )
+            raise StoreError(f"{what} already journaled") from exc
         except BaseException:
             self._rollback()
             raise

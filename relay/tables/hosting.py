@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar, TypeVarTuple
 
 from relay.journal import Journal, JsonObject, JsonValue
-from relay.journal.sqlite import FrameRow, RematchRow
+from relay.journal.sqlite import FrameRow, RematchRow, Store
+from relay.journal.tickcommit import TickCommit
 from relay.tables.table import Table
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ class SingleHost:
     def __init__(self, store: Journal, registry: Registry) -> None:
         self.store = store
         self.registry = registry
+        # SQLite: the appends of one turn of the event loop share a transaction (relay/journal/tickcommit.py).
+        # An exclusive PostgreSQL journal commits each one in place.
+        self.commits = TickCommit(store) if isinstance(store, Store) else None
 
     async def append(
         self,
@@ -95,7 +99,10 @@ class SingleHost:
         now_ms: int,
         frame: FrameRow | None,
     ) -> None:
-        self.store.append(table.id, first_seq, rows, status=status, now_ms=now_ms, frame=frame)
+        if self.commits is not None:
+            await self.commits.append(table.id, first_seq, rows, status=status, now_ms=now_ms, frame=frame)
+        else:
+            self.store.append(table.id, first_seq, rows, status=status, now_ms=now_ms, frame=frame)
 
     async def call(self, fn: Callable[[*Ts], T], *args: *Ts) -> T:
         return fn(*args)
