@@ -56,6 +56,10 @@ Ts = TypeVarTuple("Ts")
 HEARTBEAT_SECONDS = 1.0
 # Past this without a successful heartbeat the node is unhealthy (others call it dead at 3 s).
 STALE_AFTER_SECONDS = 2.0
+# /healthz says ok only while the last heartbeat is this much younger than the stale limit: one held through a
+# cut comes back with its freshness nearly spent, and the next (sent at once) must land before the front
+# routes players here, or their first move would find the node stale and be refused.
+READY_MARGIN_SECONDS = 0.5
 # How often the event loop looks at the heartbeat's verdict.
 WATCH_SECONDS = 0.1
 # A drain waits this long for commits in flight before releasing anyway.
@@ -94,6 +98,7 @@ class Ownership:
         self.heartbeat_seconds = heartbeat_seconds
         self.stale_after = stale_after
         self.dead_after = dead_after
+        self.ready_age = stale_after - READY_MARGIN_SECONDS
         self.epochs: dict[str, int] = {}
         self.draining = False
         self.offset_ms = 0
@@ -176,10 +181,11 @@ class Ownership:
         return time.time_ns() // 1_000_000 + self.offset_ms
 
     def health(self) -> dict[str, bool | int | str | None]:
-        """What /healthz says (``ok`` false: answer 503)."""
+        """What /healthz says (``ok`` false: answer 503): healthy, not draining, and the last heartbeat young
+        enough to stay fresh until the next one lands."""
         age = self.heartbeat_age()
         return {
-            "ok": self.healthy() and not self.draining,
+            "ok": self.healthy() and not self.draining and age is not None and age <= self.ready_age,
             "node": self.node_id,
             "draining": self.draining,
             "heartbeat_age_ms": None if age is None else int(age * 1000),
@@ -364,7 +370,7 @@ class Ownership:
             self.drop(table, f"append refused: {exc}")
             raise
         if not self.healthy() or self.referee.tables.get(table.id) is not table:
-            self.drop(table, "the heartbeat lapsed during a commit")
+            self.drop(table, "the heartbeat went stale or lapsed during a commit")
             raise JournalUnavailable(f"node {self.node_id}: committed while unhealthy, not acknowledging")
 
     # -- letting go ----------------------------------------------------------------------------------------

@@ -88,3 +88,29 @@ def test_a_node_without_a_heartbeat_for_the_stale_limit_is_unhealthy_without_a_l
     clock.now += 2.01
     assert not own.healthy()
     assert not own._lapsed
+
+
+def test_healthz_waits_for_a_fresh_heartbeat_after_one_held_through_a_cut(
+    node: tuple[Ownership, Clock, Store],
+) -> None:
+    """A heartbeat held 1.9 s comes back with 1.9 of its 2 s of freshness spent: the node may still commit,
+    but /healthz says ok only once the next one (sent at once) has landed, so that the front does not route
+    a player whose first move would find the node stale a moment later (seen in CI: 200, rejoin, 1012)."""
+    own = node[0]
+    beat(node, after=0)
+    assert own.health()["ok"]
+    beat(node, after=0.7, rtt=1.9)
+    assert own.healthy()
+    assert not own.health()["ok"]
+    beat(node, after=0.001)
+    assert own.health()["ok"]
+
+
+def test_healthz_stays_ok_between_heartbeats_a_little_late(node: tuple[Ownership, Clock, Store]) -> None:
+    """Heartbeats a second apart, each up to 0.4 s late (a busy machine), never flap /healthz."""
+    own, clock, _ = node
+    beat(node, after=0)
+    for _ in range(5):
+        clock.now += 1.4
+        assert own.health()["ok"]
+        beat(node, after=0)
