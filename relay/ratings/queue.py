@@ -296,6 +296,9 @@ class SeekQueue:
         if claimed != len(group):
             tx.run("UPDATE seeks SET offer_id = NULL WHERE offer_id = ?", (offer_id,))
             return False
+        # Never dated before the seeks it pairs: on PostgreSQL a seek committed after this round read the
+        # clock is still read by it (read committed), and would otherwise get less than CONFIRM_MS to confirm.
+        now = max(now, *(round(s.enqueued_at * 1000) for s in group))
         tx.run(
             "INSERT INTO offers (id, speed, seats, confirmed, created_ms, deadline_ms, table_id)"
             " VALUES (?, ?, ?, 0, ?, ?, NULL)",

@@ -22,9 +22,10 @@ from relaykit import FakeClock, Player, RunningRelay, start_relay, wait_until
 
 import relay.http.seek as seek_module
 from relay.http.keys import ACCOUNTS_KEY
+from relay.ratings.classes import SpeedClass
 from relay.ratings.model import DISPLAY_SCALE, MU0
-from relay.ratings.pairing import WINDOW_BASE, WINDOW_MAX, WINDOW_STEP, WINDOW_STEP_SECONDS
-from relay.ratings.queue import UNSEEN_MS
+from relay.ratings.pairing import WINDOW_BASE, WINDOW_MAX, WINDOW_STEP, WINDOW_STEP_SECONDS, SizePref
+from relay.ratings.queue import CONFIRM_MS, UNSEEN_MS, SeekQueue
 
 FRONT = "http://localhost:8443"
 
@@ -194,6 +195,22 @@ async def test_two_seekers_are_offered_a_table_confirm_and_both_sit_at_the_same_
     assert [x.name for x in table.state.seats] == ["Ana", "Bob"]
     for p in players:
         await p.close()
+
+
+async def test_an_offer_is_never_dated_before_the_seeks_it_pairs(
+    site: RunningRelay, clock: FakeClock, signed_up: Callable[[str], Any]
+) -> None:
+    """A round reads the clock, then the seeks: on PostgreSQL one committed in between (read committed) is
+    paired too, and must still get its full 15 s to confirm (seen in CI: 14,999 ms)."""
+    ana, bo = await signed_up("Ana"), await signed_up("Bob")
+    db = site.app[ACCOUNTS_KEY].db
+    later = SeekQueue(db, lambda: clock() + 1, lambda: "unused")  # enqueued 1 ms after the round's reading
+    for who in (ana, bo):
+        later.seek(who.account, f"s-{who.account}", "far", SpeedClass.NORMAL, SizePref.TWO, 1500, "1500")
+    SeekQueue(db, clock, lambda: "the-offer").pair("far", [])
+    await wait_until(lambda: bool(_rows(site, "SELECT id FROM offers")))  # this round's, or the relay's
+    [(created, deadline)] = _rows(site, "SELECT created_ms, deadline_ms FROM offers")
+    assert (created, deadline) == (clock() + 1, clock() + 1 + CONFIRM_MS)
 
 
 async def test_a_seek_dies_with_its_socket_and_cancel_withdraws_it(
