@@ -36,7 +36,8 @@ Then the same start-up figures under a phone-like profile (``phone_…``, issue 
 4x (every thread: see :class:`CpuThrottle`) and DevTools' "Fast 4G" network, cold and warm, with the bare
 Pyodide worker under the same profile. ``LEXIO_BENCH_PROFILES=desktop`` (or ``phone``) runs one profile only,
 ``LEXIO_BENCH_PREVIEW=0`` skips the preview figures, ``LEXIO_BENCH_REQUESTS=1`` prints each cold first visit's
-requests (app and bare runtime: start, duration, bytes) and the app's boot phases to stderr.
+requests (app and bare runtime: start, duration, bytes) and the app's boot phases to stderr, and each warm
+visit's phases.
 Numbers come from a shared 2-core machine: compare within a run.
 """
 
@@ -535,6 +536,9 @@ def warm_figures(p: Playwright, base: str, tmp: Path, profile: Profile) -> Brows
             for name, url in urls.items():
                 page = profile.new_page(ctx)
                 t = visit(page, url, probe=name == "app")
+                if REQUESTS and name == "app":
+                    boot = page.eval_on_selector("#perf", "e => e.dataset.boot || ''")
+                    print(f"# warm visit, answered at {t['answered']:.0f} ms {boot}", file=sys.stderr)
                 page.close()
                 warm[name].append(t["answered"] if name == "app" else t["ready"])
                 if name == "app":

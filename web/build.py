@@ -31,6 +31,7 @@ import tarfile
 import time
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +87,11 @@ PYODIDE_FILES = (
 # the wire) and zipimport reads each module without inflating it. The stock zip stays for the pages of the
 # bare runtime (bench/browser.py) and the build's own bytecode compiler.
 STDLIB_STORED = "python_stdlib-stored.zip"
+# web/pycompile.mjs's folder for the bytecode of the modules Pyodide imports from that zip at its own start
+# (~125, compiled from source on every first visit otherwise: 1.5 s of a 2.9 s start on this machine): in
+# the stored copy each one's source is replaced by its bytecode (unchecked hash-based .pyc, docstrings
+# dropped as under -OO), which costs fewer bytes than keeping both. The stock zip has sources only.
+RUNTIME_PYC = "_runtime/"
 # The runtime files the app's worker (pyodide-boot.mjs) loads: what the service worker keeps. Not
 # pyodide-lock.json (119 KB, 22 KB of brotli): its packages are wheels this site does not ship (the npm
 # tarball has none), so the worker hands Pyodide the lock file's "info" with no packages (lock_contents).
@@ -93,6 +99,7 @@ APP_RUNTIME_FILES = tuple(
     STDLIB_STORED if n == "python_stdlib.zip" else n for n in PYODIDE_FILES if n != "pyodide-lock.json"
 )
 HOME = "/home/pyodide"  # where pyodide-boot.mjs unpacks the bundle in the browser
+MAIN_MODULE = "lexio_main"  # web/src/main.py, as the bundle's module that pyodide-boot.mjs imports
 # The installable app (issue 31): the web app manifest (manifest.json is the build's own list of files), its
 # icons, and the service worker made from web/src/sw.js (filled below, not copied as it is).
 WEB_MANIFEST = "app.webmanifest"
@@ -183,16 +190,21 @@ def unpack_runtime(out: Path) -> None:
             (dest / Path(m.name).name).write_bytes(f.read())
 
 
-def stored_zip(data: bytes) -> bytes:
+def stored_zip(data: bytes, bytecode: Mapping[str, bytes] | None = None) -> bytes:
     """The same archive, every member stored (not deflated), in the same order with the same names, dates and
-    attributes: deterministic, so the compressed siblings' cache hits on every rebuild."""
+    attributes: deterministic, so the compressed siblings' cache hits on every rebuild. ``bytecode``: a
+    member's path + "c" -> its bytecode, written instead of that member (zipimport finds NAME.pyc)."""
+    swap = bytecode or {}
     buf = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as dst:
         for info in src.infolist():
-            member = zipfile.ZipInfo(info.filename, info.date_time)
+            compiled = swap.get(info.filename + "c")
+            member = zipfile.ZipInfo(
+                info.filename if compiled is None else info.filename + "c", info.date_time
+            )
             member.external_attr = info.external_attr
             member.compress_type = zipfile.ZIP_STORED
-            dst.writestr(member, src.read(info))
+            dst.writestr(member, src.read(info) if compiled is None else compiled)
     return buf.getvalue()
 
 
@@ -277,6 +289,7 @@ def compile_first_path(pyodide_dir: Path, sources: dict[str, bytes], probe: list
             (work / "src" / arc).write_bytes(data)
         job = {"src": str(work / "src"), "out": str(work / "out"), "home": HOME, "probe": probe}
         job["stdlib_dir"] = "_stdlib"
+        job["scripts"] = [MAIN_MODULE + ".py"]
         (work / "job.json").write_text(json.dumps(job), encoding="utf-8")
         proc = subprocess.run(
             [node, str(WEB / "pycompile.mjs"), str(pyodide_dir), str(work / "job.json")],
@@ -301,7 +314,7 @@ def bundle_python(out: Path, sources: dict[str, bytes], compiled: dict[str, byte
 
     Stored, not deflated: the file is served brotli-compressed, which then sees all the files at once (one
     deflate stream per member compressed 3x worse), and the browser unpacks it without inflating.
-    The glue web/src/main.py is not in it: it is the worker's program, fetched by URL (pyodide-boot.mjs).
+    The glue web/src/main.py is in it as the module ``lexio_main`` (MAIN_MODULE), which the worker imports.
     """
     members = {arc: data for arc, data in sources.items() if arc + "c" not in compiled}
     members.update(compiled)
@@ -448,11 +461,11 @@ def write_app_manifest(out: Path, base: str) -> None:
 
 def precache_list(out: Path, version: str) -> list[tuple[str, str]]:
     """What the service worker keeps: (URL relative to the base, as the page and its worker ask for it;
-    the file under ``out``). The worker module and main.py are asked for with ``?v=<build>``."""
+    the file under ``out``). The worker module is asked for with ``?v=<build>``."""
     bundle = f"lexio-{version}.zip"
     runtime = [f"{RUNTIME_DIRS['pyodide']}/{n}" for n in APP_RUNTIME_FILES]
     pairs = [(f, f) for f in (*SHELL_FILES, *(n for n, _, _ in ICONS), bundle, *runtime)]
-    pairs += [(f"pyodide-boot.mjs?v={version}", "pyodide-boot.mjs"), (f"main.py?v={version}", "main.py")]
+    pairs += [(f"pyodide-boot.mjs?v={version}", "pyodide-boot.mjs")]
     missing = [f for _, f in pairs if not (out / f).is_file()]
     if missing:
         raise SystemExit(f"the service worker's files are missing from {out}: {missing}")
@@ -527,15 +540,26 @@ def build(out: Path, relay: str, base: str = "/", bytecode: bool = True) -> dict
     emoji_css = unpack_emoji(tmp)
     src = WEB / "src"
     sources = python_sources()
+    # The worker's program, imported from the bundle (pyodide-boot.mjs): its bytecode, when built, spares a
+    # returning visit the compiler (~60-90 ms: a snapshot start has never run it).
+    sources[MAIN_MODULE + ".py"] = (src / "main.py").read_bytes()
     members = sorted(sources)
     compiled: dict[str, bytes] = {}
     if bytecode:
         probe = warm_imports(src / "main.py").split(", ")
         compiled = compile_first_path(tmp / RUNTIME_DIRS["pyodide"], sources, probe)
+        # Pyodide's own start from bytecode: in the app's copy of the standard library, instead of sources.
+        start = {k.removeprefix(RUNTIME_PYC): v for k, v in compiled.items() if k.startswith(RUNTIME_PYC)}
+        compiled = {k: v for k, v in compiled.items() if not k.startswith(RUNTIME_PYC)}
+        if start:
+            stdlib = tmp / RUNTIME_DIRS["pyodide"]
+            (stdlib / STDLIB_STORED).write_bytes(
+                stored_zip((stdlib / "python_stdlib.zip").read_bytes(), start)
+            )
     bundle = bundle_python(tmp, sources, compiled)
     header, body = render_shell()
     for f in src.iterdir():
-        if f.is_file() and f.name != "lexio.css":  # inlined into index.html below
+        if f.is_file() and f.name not in ("lexio.css", "main.py"):  # inlined into index.html, the bundle
             shutil.copyfile(f, tmp / f.name)
     write_rules(tmp)
     index = (tmp / "index.html").read_text(encoding="utf-8")
@@ -558,6 +582,7 @@ def build(out: Path, relay: str, base: str = "/", bytecode: bool = True) -> dict
             .replace("__PYSCRIPT__", base + RUNTIME_DIRS["pyscript"])
             .replace("__PYODIDE__", base + RUNTIME_DIRS["pyodide"])
             .replace("__STDLIB__", STDLIB_STORED)
+            .replace("__MAIN__", MAIN_MODULE)
             .replace("__LOCK__", lock_contents(tmp / RUNTIME_DIRS["pyodide"]))
         )
 

@@ -3,13 +3,16 @@
 // first visit does not compile those sources in the browser. Run by Node:
 //   node web/pycompile.mjs PYODIDE_DIR JOB.json
 // JOB.json: {"src": the bundle's sources, "out": an empty dir, "home": where the browser unpacks the bundle,
-// "probe": the modules main.py imports, "stdlib_dir": folder name for the standard modules}.
+// "probe": the modules main.py imports, "stdlib_dir": folder name for the standard modules, "scripts": the
+// bundle's programs to compile without running them (main.py)}.
 // The probe is imported as in the browser (app.loader's finders installed: deferred modules stay unrun).
 // Writes OUT/<path>.pyc for each of the bundle's modules that ran (sourceless bytecode, docstrings dropped:
 // nothing reads them, and they were a third of the bytes), OUT/STDLIB_DIR/<module path>.pyc for each
 // standard module they imported that Pyodide had not loaded at start (its stdlib zip holds sources only),
-// and OUT/compiled.json: the bundle's paths compiled. Modules off the first path stay sources: compiled in
-// the browser while the player is idle, they cost no download.
+// OUT/_runtime/<path in the stdlib zip>.pyc for each module Pyodide itself imports from its zip at start
+// (web/build.py puts those into the app's copy of the zip), and OUT/compiled.json: the paths compiled.
+// Modules off the first path stay sources: compiled in the browser while the player is idle, they cost no
+// download.
 import {readFileSync} from "node:fs";
 import {pathToFileURL} from "node:url";
 
@@ -67,6 +70,11 @@ def write_pyc(source, shown_path, dest):
 
 
 compiled = []
+# The worker's program (main.py, bundled as a module): compiled, not imported (it needs the browser).
+for rel in job.get("scripts", []):
+    with open(os.path.join(home, rel), encoding="utf-8") as f:
+        write_pyc(f.read(), os.path.join(home, rel), os.path.join("/job/out", rel + "c"))
+    compiled.append(rel + "c")
 for name in sorted(set(sys.modules) - BASELINE - SCRIPT):
     module = sys.modules[name]
     if not loader.is_loaded(name):
@@ -83,6 +91,26 @@ for name in sorted(set(sys.modules) - BASELINE - SCRIPT):
         rel = os.path.join(stdlib_dir, *name.split("."), *(["__init__"] if package else [])) + ".pyc"
         write_pyc(spec.loader.get_source(name), origin, os.path.join("/job/out", rel))
         compiled.append(rel)
+# The runtime's own start: Pyodide imports these from its zip before any of ours runs, compiling each from
+# source on every first visit (~125 modules). Unchecked hash-based bytecode without docstrings (as under
+# -OO, which the standard library supports; Pyodide's own modules keep theirs), which web/build.py writes beside each source in the app's stored copy of the zip:
+# zipimport tries NAME.pyc before NAME.py, and an unchecked one is used without reading the source.
+for name in sorted(BASELINE):
+    spec = getattr(sys.modules.get(name), "__spec__", None)
+    origin = getattr(spec, "origin", None) or ""
+    if ".zip/" not in origin or not origin.endswith(".py"):
+        continue
+    raw = spec.loader.get_data(origin)
+    tree = ast.parse(raw, origin)
+    if name.split(".")[0] not in ("pyodide", "_pyodide"):  # these read docstrings (_pyodide.docstring)
+        tree = strip_docstrings(tree)
+    code = compile(tree, origin, "exec", dont_inherit=True)
+    flags = (0b01).to_bytes(4, "little")  # hash-based, unchecked
+    rel = os.path.join("_runtime", origin.split(".zip/", 1)[1] + "c")
+    os.makedirs(os.path.dirname(os.path.join("/job/out", rel)), exist_ok=True)
+    with open(os.path.join("/job/out", rel), "wb") as f:
+        f.write(importlib.util.MAGIC_NUMBER + flags + importlib.util.source_hash(raw) + marshal.dumps(code))
+    compiled.append(rel)
 with open("/job/out/compiled.json", "w") as f:
     json.dump(compiled, f)
 `);

@@ -77,13 +77,8 @@ def test_the_precache_list_is_the_files_built_with_their_hashes() -> None:
     version = json.loads((dist / "manifest.json").read_text())["build"]
     cache, entries = _precache((dist / "sw.js").read_text(encoding="utf-8"))
     urls = {url for url, _ in entries}
-    # The shell, the worker module and main.py as the page asks for them, the bundle, the runtime, the icons.
-    assert {
-        "/index.html",
-        f"/pyodide-boot.mjs?v={version}",
-        f"/main.py?v={version}",
-        f"/lexio-{version}.zip",
-    } <= urls
+    # The shell, the worker module as the page asks for it, the bundle (main.py in it), the runtime, icons.
+    assert {"/index.html", f"/pyodide-boot.mjs?v={version}", f"/lexio-{version}.zip"} <= urls
     assert {"/runtime/pyodide-314.0.7/pyodide.asm.wasm", "/app.webmanifest", "/icon-maskable-512.png"} <= urls
     assert not {
         u for u in urls if u.endswith((".br", ".gz")) or "pyscript" in u or u in ("/sw.js", "/manifest.json")

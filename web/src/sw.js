@@ -1,7 +1,7 @@
 // Lexio's service worker (issue 31, "installable app"): the site's files of one build, kept by content hash,
 // so that an installed app or a returning visit starts without the network; turn reminders (Web Push).
 // web/build.py fills the placeholders: __PRECACHE__ is [[url, sha256 prefix], ...] of the files it wrote
-// (the shell, the Pyodide runtime, the app bundle, main.py and the worker module by their versioned URLs),
+// (the shell, the Pyodide runtime, the app bundle with main.py, the worker module by their versioned URLs),
 // __CACHE__ a name made of all those hashes: a build whose files differ has another name, hence another
 // sw.js, which the browser installs next to the running one and keeps waiting until the page says "reload".
 // Written by hand rather than with workbox: ~150 lines, no build-time dependency, and the rules below are
