@@ -93,8 +93,9 @@ for name in sorted(set(sys.modules) - BASELINE - SCRIPT):
         compiled.append(rel)
 # The runtime's own start: Pyodide imports these from its zip before any of ours runs, compiling each from
 # source on every first visit (~125 modules). Unchecked hash-based bytecode without docstrings (as under
-# -OO, which the standard library supports; Pyodide's own modules keep theirs), which web/build.py writes beside each source in the app's stored copy of the zip:
-# zipimport tries NAME.pyc before NAME.py, and an unchecked one is used without reading the source.
+# -OO, which the standard library supports; Pyodide's own modules keep theirs), which web/build.py writes
+# instead of each source in the app's stored copy of the zip: zipimport finds NAME.pyc, and uses an
+# unchecked one as it is.
 for name in sorted(BASELINE):
     spec = getattr(sys.modules.get(name), "__spec__", None)
     origin = getattr(spec, "origin", None) or ""
