@@ -175,7 +175,6 @@ def unpack_runtime(out: Path) -> None:
             if member is None:
                 raise SystemExit(f"pyodide tarball lacks {name}")
             (dest / name).write_bytes(member.read())
-    (dest / STDLIB_STORED).write_bytes(stored_zip((dest / "python_stdlib.zip").read_bytes()))
     # The app no longer runs on PyScript (pyodide-boot.mjs starts its worker): PyScript is shipped for
     # bench/browser.py's empty-PyScript page only, which the app's figures are compared with. No page of the
     # app requests it.
@@ -544,18 +543,17 @@ def build(out: Path, relay: str, base: str = "/", bytecode: bool = True) -> dict
     # returning visit the compiler (~60-90 ms: a snapshot start has never run it).
     sources[MAIN_MODULE + ".py"] = (src / "main.py").read_bytes()
     members = sorted(sources)
+    runtime_dir = tmp / RUNTIME_DIRS["pyodide"]
     compiled: dict[str, bytes] = {}
     if bytecode:
         probe = warm_imports(src / "main.py").split(", ")
-        compiled = compile_first_path(tmp / RUNTIME_DIRS["pyodide"], sources, probe)
-        # Pyodide's own start from bytecode: in the app's copy of the standard library, instead of sources.
-        start = {k.removeprefix(RUNTIME_PYC): v for k, v in compiled.items() if k.startswith(RUNTIME_PYC)}
-        compiled = {k: v for k, v in compiled.items() if not k.startswith(RUNTIME_PYC)}
-        if start:
-            stdlib = tmp / RUNTIME_DIRS["pyodide"]
-            (stdlib / STDLIB_STORED).write_bytes(
-                stored_zip((stdlib / "python_stdlib.zip").read_bytes(), start)
-            )
+        compiled = compile_first_path(runtime_dir, sources, probe)
+    # Pyodide's own start from bytecode (when built): in the app's copy of the standard library, instead of
+    # the sources.
+    start = {k.removeprefix(RUNTIME_PYC): v for k, v in compiled.items() if k.startswith(RUNTIME_PYC)}
+    compiled = {k: v for k, v in compiled.items() if not k.startswith(RUNTIME_PYC)}
+    stock = (runtime_dir / "python_stdlib.zip").read_bytes()
+    (runtime_dir / STDLIB_STORED).write_bytes(stored_zip(stock, start))
     bundle = bundle_python(tmp, sources, compiled)
     header, body = render_shell()
     for f in src.iterdir():

@@ -61,12 +61,14 @@ def strip_docstrings(tree):
     return tree
 
 
-def write_pyc(source, shown_path, dest):
-    """Sourceless bytecode: magic, flags 0, then 8 unused bytes (no source to compare with)."""
-    code = compile(strip_docstrings(ast.parse(source, shown_path)), shown_path, "exec", dont_inherit=True)
+def write_pyc(source, shown_path, dest, header=bytes(12), strip=True):
+    """Bytecode: magic, then header (flags and 8 more bytes; by default flags 0 and 8 unused bytes:
+    sourceless, no source to compare with), then the code, docstrings dropped unless strip is false."""
+    tree = ast.parse(source, shown_path)
+    code = compile(strip_docstrings(tree) if strip else tree, shown_path, "exec", dont_inherit=True)
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     with open(dest, "wb") as f:
-        f.write(importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(code))
+        f.write(importlib.util.MAGIC_NUMBER + header + marshal.dumps(code))
 
 
 compiled = []
@@ -102,15 +104,11 @@ for name in sorted(BASELINE):
     if ".zip/" not in origin or not origin.endswith(".py"):
         continue
     raw = spec.loader.get_data(origin)
-    tree = ast.parse(raw, origin)
-    if name.split(".")[0] not in ("pyodide", "_pyodide"):  # these read docstrings (_pyodide.docstring)
-        tree = strip_docstrings(tree)
-    code = compile(tree, origin, "exec", dont_inherit=True)
-    flags = (0b01).to_bytes(4, "little")  # hash-based, unchecked
+    unchecked = (0b01).to_bytes(4, "little") + importlib.util.source_hash(raw)  # hash-based, unchecked
     rel = os.path.join("_runtime", origin.split(".zip/", 1)[1] + "c")
-    os.makedirs(os.path.dirname(os.path.join("/job/out", rel)), exist_ok=True)
-    with open(os.path.join("/job/out", rel), "wb") as f:
-        f.write(importlib.util.MAGIC_NUMBER + flags + importlib.util.source_hash(raw) + marshal.dumps(code))
+    # Pyodide's own modules keep their docstrings: _pyodide.docstring reads them.
+    strip = name.split(".")[0] not in ("pyodide", "_pyodide")
+    write_pyc(raw, origin, os.path.join("/job/out", rel), unchecked, strip)
     compiled.append(rel)
 with open("/job/out/compiled.json", "w") as f:
     json.dump(compiled, f)
