@@ -48,6 +48,19 @@ def test_a_guest_sees_sign_in_in_the_header_and_it_opens_the_sign_in_screen() ->
     assert browser.last_patch.get("focus") == "title"
 
 
+def test_the_lobby_the_static_shell_showed_keeps_the_focus_and_a_return_to_it_takes_its_title() -> None:
+    # Opened at "/", the shell's pre-rendered lobby is on screen before Python: its first render must not
+    # pull the focus out of the field a player is already typing in.
+    client, browser = guest_at("/")
+    assert "data-screen-title" in browser.regions["main"]
+    assert not any("focus" in p for p in browser.patches)
+    ui(client, t="click", act="account-page", arg="signin")
+    assert browser.last_patch.get("focus") == "title"
+    client.nav.go_home()
+    browser.settle()
+    assert any(p.get("focus") == "title" and "main" in p.get("r", {}) for p in browser.patches[-3:])
+
+
 def test_sign_in_hands_the_options_to_the_page_then_the_credential_and_the_seats_to_the_relay() -> None:
     storage = {"lexio:t1": "tok1", "lexio:name": "Al", "lexio:games:played": "[]", "lexio:sound": "off"}
     client, browser = guest_at("/t/t1/replay", storage)  # (any page: the way back is remembered)

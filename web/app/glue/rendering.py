@@ -138,11 +138,14 @@ class Renderer:
         if screen in ("home", "invite"):
             # Also written alone while the name is typed: keep the region's cache true to the page.
             page.write("name-error", screens.name_error(s, tr))
-        # A new screen (not the same one in another language): the focus goes to its h1 (exactly one).
+        # A new screen (not the same one in another language): the focus goes to its h1 (exactly one). Not
+        # the lobby drawn first: the static shell showed it already (a player may be typing in it), and a
+        # focus there would make the page's first patch lay the page out in its own task.
         title_key = screen + (f":{s.lobby.invite_status}" if screen == "invite" else "")
         if screen in ("account", "profile", "leaderboard"):
             title_key = key
-        if title_key != self.screen_sub and "focus" not in page.patch:
+        shown_by_shell = self.screen_sub == "" and screen == "home" and not ses.addr.path.startswith("/t/")
+        if title_key != self.screen_sub and "focus" not in page.patch and not shown_by_shell:
             page.patch["focus"] = "title"
         self.screen_key, self.screen_sub = key, title_key
         codes = account_screens.codes_dialog(ses.account, tr)  # the recovery codes, shown once
