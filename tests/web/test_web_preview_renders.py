@@ -9,7 +9,9 @@ import dataclasses
 import re
 from typing import Any
 
+import pytest
 from app import render
+from app.glue import rendering
 from app.glue.client import Client
 from app.glue.rendering import Renderer
 from app.glue.session import PagePatch
@@ -188,6 +190,80 @@ def test_the_page_at_a_relay_table_stays_a_full_render_as_the_clock_runs() -> No
     assert_same_page(client, browser)
     key(client, "Escape")
     assert_same_page(client, browser)
+
+
+def _notice(c: Client) -> None:
+    c.session.set_notice("welcome_back", {"name": "P0"})
+
+
+def _offline(c: Client) -> None:
+    c.session.state.conn, c.session.state.retry_at = "offline", c.browser.now_ms() + 5_000
+
+
+def _stopped(c: Client) -> None:
+    c.session.state.conn, c.session.state.stop_reason = "stopped", "table_gone"
+
+
+def _signed_in(c: Client) -> None:
+    c.session.account.known, c.session.account.nickname, c.session.state.member = True, "P0", "P0"
+
+
+CHAT_MESSAGE = {"id": 1, "channel": "seats", "seat": 1, "name": "P1", "text": "hi", "at": 0}
+
+
+def _menu_opened(c: Client) -> None:
+    _signed_in(c)
+    key(c, "ArrowLeft")
+    key(c, "ArrowLeft")  # quiet again, signed in
+    c.session.account.menu_open = True
+
+
+QUIET_TABLE_CHANGES: dict[str, Any] = {
+    "a notice": _notice,
+    "the sound muted": lambda c: c.session.signals.toggle_sound(),
+    "the connection lost": _offline,
+    "the connection stopped": _stopped,
+    "signed in": _signed_in,
+    "notifications to ask for": lambda c: setattr(c.session, "notify_perm", "default"),
+    "watchers": lambda c: setattr(c.session.state, "watchers", 3),
+    "a dialog": lambda c: setattr(c.session.state, "dialog", "blank"),
+    "the header's menu": _menu_opened,
+    "the account's answer (a guest)": lambda c: setattr(c.session.account, "known", True),
+    "reconnecting": lambda c: setattr(c.session.state, "conn", "connecting"),
+    "a chat message": lambda c: c.session.chat.on_frame({"type": "chat", "message": CHAT_MESSAGE}),
+}
+
+
+@pytest.mark.parametrize("change", list(QUIET_TABLE_CHANGES))
+def test_a_key_at_a_quiet_table_draws_whatever_changed_around_the_table(change: str) -> None:
+    """A key at a quiet table draws the table's regions only (Renderer.quiet_table); anything else that
+    changed since (set here without a render) makes it a full render: conftest's CHECK_KEYS draws the full
+    page after each quiet one and fails if it adds anything, and the page is a full render's."""
+    client, browser = seated()
+    key(client, "ArrowUp")
+    key(client, "ArrowLeft")  # quiet: the table's regions alone
+    QUIET_TABLE_CHANGES[change](client)
+    key(client, "ArrowLeft")
+    assert_same_page(client, browser)
+    key(client, "ArrowLeft")
+    assert_same_page(client, browser)
+
+
+def test_a_key_at_a_quiet_table_skips_the_rest_of_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    client, browser = seated()
+    key(client, "ArrowUp")
+    renderer = client.renderer
+    full: list[int] = []
+    page = renderer.render_page
+    monkeypatch.setattr(renderer, "render_page", lambda now: (full.append(now), page(now))[1])
+    monkeypatch.setattr(rendering, "CHECK_KEYS", False)  # (which draws the full page to compare)
+    key(client, rack_letters(client)[0])
+    key(client, "ArrowLeft")
+    assert full == []
+    assert_same_page(client, browser)
+    client.session.signals.toggle_sound()
+    key(client, "ArrowLeft")
+    assert len(full) == 1
 
 
 def test_the_preview_keeping_its_board_answers_as_the_engine() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -60,11 +61,73 @@ class Renderer:
         self.drawn: dict[str, int] = {}  # region -> how many times it was drawn (tests count them)
         self.preview_ms: list[float] = []  # action → patch handed to the page, per timed action
         self.codes_shown = False  # the recovery codes' dialog is on the page (its focus was given once)
+        self.quiet_for: tuple[object, ...] | None = None  # quiet_table() at the last full render
 
     def render(self) -> None:
+        """The page's next patch from the state, sent. At a quiet table (:meth:`quiet_table` unchanged since
+        the last full render: a key on the board, a tile moved) only the table's regions are drawn; what
+        changes with time alone there (the countdown, the last seconds' warning, a notice's end, play now's
+        seconds) is the tick's (app.glue.client)."""
+        now = self.clock.now_ms()
+        quiet = self.quiet_table()
+        if quiet is not None and quiet == self.quiet_for:
+            self.render_table(now)
+            if CHECK_KEYS:  # the full render must add nothing: proves that quiet_table names every input
+                drawn = copy.deepcopy(self.page.patch)
+                self.render_page(now)
+                assert self.page.patch == drawn, f"quiet table: {quiet!r} misses an input"
+        else:
+            self.render_page(now)
+            self.quiet_for = self.quiet_table()
+        self.page.send()
+
+    def quiet_table(self) -> tuple[object, ...] | None:
+        """Everything a table's page draws from besides the table's own regions (header, banner, chat, the
+        dialogs, the screen's title and focus, the turn's title), or None when that page is not quiet: another
+        screen, a dialog or menu open, a seek or report under way."""
+        ses = self.session
+        s, acc, pn = ses.state, ses.account, ses.playnow
+        if (
+            s.screen != "table"
+            or s.dialog
+            or ses.replay is not None
+            or ses.profile is not None
+            or ses.board is not None
+            or acc.page is not None
+            or acc.menu_open
+            or acc.codes
+            or acc.deleting
+            or ses.report.open
+            or pn.status != "idle"
+            or pn.offer is not None
+        ):
+            return None
+        return (
+            ses.tr,
+            s.view,
+            s.conn,
+            s.retry_at,
+            s.stop_reason,
+            s.seat,
+            s.demo,
+            s.member,
+            s.notice,
+            s.watchers,
+            s.table_id,
+            s.lobby.invite_status,
+            ses.chat.rev,
+            ses.signals.sound_on,
+            ses.notify_perm,
+            acc.known,
+            acc.nickname,
+            self.screen_key,
+            self.screen_sub,
+        )
+
+    def render_page(self, now: int) -> None:
+        """Every region of the page's screen, each written where its HTML changed (not sent)."""
         ses, page = self.session, self.page
         s, tr = ses.state, ses.tr
-        now = self.clock.now_ms()
         self.observe_turn(now)
         # The turn's sound and notifications matter at a table only, once joined (seated or watching): not on
         # its invitation, where nobody's turn concerns the visitor yet.
@@ -162,7 +225,6 @@ class Renderer:
             page.cache["main[data-cut-off]"] = cut_off
             page.attr("main", "data-cut-off", cut_off)
         write_live(page, ses.playnow, tr, now)  # play now's wait and seconds left, in their own regions
-        page.send()
 
     def render_account(self) -> None:
         """An account screen: its frame once, its body and its answer line when they change (the body's
