@@ -266,6 +266,17 @@ def test_a_key_at_a_quiet_table_skips_the_rest_of_the_page(monkeypatch: pytest.M
     assert len(full) == 1
 
 
+def test_a_key_at_a_quiet_table_leaves_the_countdown_to_the_tick() -> None:
+    client, browser = seated()
+    key(client, "ArrowUp")
+    browser.now += 1_000  # a second of the countdown went by, no tick yet
+    key(client, "ArrowLeft")
+    assert "t-status" not in browser.patches[-1].get("r", {})
+    client.tick()
+    assert "t-status" in browser.patches[-1].get("r", {})
+    assert_same_page(client, browser)
+
+
 def test_the_preview_keeping_its_board_answers_as_the_engine() -> None:
     """app.state.BoardKeptPreview builds the board once per view: the same answers as engine.preview, for
     good and bad placements, a new view, and views the engine refuses."""

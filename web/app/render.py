@@ -11,7 +11,7 @@ Stable hooks for tests: every interactive element has an ``id`` or ``data-testid
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from app import chat, ending, follow
 from app.home_more import level_label, opening_table
@@ -268,16 +268,46 @@ def _tile_html(letter: str, value: int, blank: bool, extra: str = "") -> str:
     return f'<span class="{cls}{extra}"><b>{_e(letter.upper())}</b>{sub}</span>'
 
 
-def hot_squares(state: UiState) -> set[str]:
-    """Squares whose look depends on the local play: pending tiles, the cursor, the previewed words."""
-    hot = {p.sq for p in state.pending}
-    if state.cursor:
-        hot.add(state.cursor)
+class CellInputs(NamedTuple):
+    """What of the local play the board's cells are drawn from (see board_cells), for one view."""
+
+    view: View | None
+    pending: dict[str, tuple[str, bool]]  # square -> (letter, blank) placed, not yet played
+    words: frozenset[str]  # the previewed words' squares
+    cursor: str | None
+    across: bool
+
+    def hot(self) -> set[str]:
+        """Squares whose look depends on the local play: pending tiles, the cursor, the previewed words."""
+        hot = set(self.pending) | self.words
+        if self.cursor:
+            hot.add(self.cursor)
+        return hot
+
+
+def cell_inputs(state: UiState) -> CellInputs:
     prev = state.preview or {}
+    words: frozenset[str] = frozenset()
     if prev.get("ok"):
-        for w in prev["breakdown"].get("words", ()):
-            hot.update(w.get("squares", ()))
-    return hot
+        words = frozenset(sq for w in prev["breakdown"].get("words", ()) for sq in w.get("squares", ()))
+    pending = {p.sq: (p.letter, p.blank) for p in state.pending}
+    return CellInputs(state.view, pending, words, state.cursor, state.across)
+
+
+def changed_squares(before: CellInputs, after: CellInputs) -> set[str]:
+    """The squares whose cell may look different from ``before`` to ``after``: for the same view, those
+    whose pending tile, place in a previewed word or cursor changed; across views, every hot square."""
+    if before.view is not after.view:
+        return before.hot() | after.hot()
+    changed = {
+        sq
+        for sq in before.pending.keys() | after.pending.keys()
+        if before.pending.get(sq) != after.pending.get(sq)
+    }
+    changed |= before.words ^ after.words
+    if (before.cursor, before.across) != (after.cursor, after.across):
+        changed.update(sq for sq in (before.cursor, after.cursor) if sq)
+    return changed
 
 
 # The last placement's squares, for the last view asked about (views are replaced, never changed in place).

@@ -48,7 +48,7 @@ class Renderer:
         self.screen_key = ""  # the screen and language the page's main region was drawn for
         self.screen_sub = ""  # the screen whose title has had the focus
         self.cells: dict[str, str] = {}  # board square -> its HTML on the page
-        self.hot: set[str] = set()
+        self.cell_inputs = render.CellInputs(None, {}, frozenset(), None, True)  # at the last drawing
         self.board_key: tuple[int, str] = (-1, "")
         # the view, language and presence the side panels were drawn for
         self.side_for: View | None = None
@@ -71,10 +71,10 @@ class Renderer:
         now = self.clock.now_ms()
         quiet = self.quiet_table()
         if quiet is not None and quiet == self.quiet_for:
-            self.render_table(now)
+            self.render_table(now, ticking=False)
             if CHECK_KEYS:  # the full render must add nothing: proves that quiet_table names every input
                 drawn = copy.deepcopy(self.page.patch)
-                self.render_page(now)
+                self.render_page(now, ticking=False)
                 assert self.page.patch == drawn, f"quiet table: {quiet!r} misses an input"
         else:
             self.render_page(now)
@@ -124,8 +124,9 @@ class Renderer:
             self.screen_sub,
         )
 
-    def render_page(self, now: int) -> None:
-        """Every region of the page's screen, each written where its HTML changed (not sent)."""
+    def render_page(self, now: int, ticking: bool = True) -> None:
+        """Every region of the page's screen, each written where its HTML changed (not sent); ``ticking``:
+        see :meth:`render_table`."""
         ses, page = self.session, self.page
         s, tr = ses.state, ses.tr
         self.observe_turn(now)
@@ -171,7 +172,7 @@ class Renderer:
         elif screen == "table":
             if key != self.screen_key:  # the skeleton depends on the language and the board's width
                 page.write("main", render.table_skeleton(tr, s.variant.width, watcher=s.seat is None))
-            self.render_table(now)
+            self.render_table(now, ticking)
         elif screen == "profile" and ses.profile is not None:
             ps, me = ses.profile, ses.account.nickname
             shown = ps.shown_name or ps.nickname
@@ -246,24 +247,30 @@ class Renderer:
         page.cache["nick-error"] = account_screens.nick_error(acc, tr)
         page.write("acct-msg", account_screens.message(acc, tr))
 
-    def render_table(self, now: int) -> None:
+    def render_table(self, now: int, ticking: bool = True) -> None:
+        """The table's regions; ``ticking``: the status line's countdown too (not from a quiet table's
+        render: the tick moves it on, four times a second)."""
         s, tr, page = self.session.state, self.session.tr, self.page
-        hot = render.hot_squares(s)
+        inputs = render.cell_inputs(s)
         board_key = (len((s.view or {}).get("board") or ()), s.variant.name)
         if not self.cells or board_key != self.board_key:
             self.cells = render.board_cells(s, tr)
             page.cache.pop("t-board", None)
             page.write("t-board", render.board(s, tr, self.cells))
         else:
-            # Only squares that were or are pending, under the cursor or in the previewed words can change.
-            fresh = render.board_cells(s, tr, only=hot | self.hot)
+            # Only squares whose pending tile, previewed word or cursor changed can look different.
+            dirty = render.changed_squares(self.cell_inputs, inputs)
+            if CHECK_KEYS:  # every square the local play touches, before or after, is as drawn
+                for sq, html in render.board_cells(s, tr, only=self.cell_inputs.hot() | inputs.hot()).items():
+                    assert sq in dirty or self.cells.get(sq) == html, f"cell {sq} changed, not redrawn"
+            fresh = render.board_cells(s, tr, only=dirty) if dirty else {}
             changed = {sq: html for sq, html in fresh.items() if self.cells.get(sq) != html}
             if changed:
                 self.cells.update(changed)
                 page.patch.setdefault("c", {}).update(changed)
                 if s.cursor:
                     page.attr("board", "aria-activedescendant", "sq-" + s.cursor)
-        self.hot, self.board_key = hot, board_key
+        self.cell_inputs, self.board_key = inputs, board_key
         # Each region is drawn again only when what it is drawn from changed (see keyed): a key on the board
         # redraws the rack and the preview when a tile moved, never the status line nor the announcement.
         view, seat, cut_off = s.view, s.seat, s.cut_off
@@ -274,7 +281,7 @@ class Renderer:
         preview_key = (tr, view, seat, s.demo, tuple(s.rejected), s.error, s.preview)
         self.keyed("t-preview", preview_key, lambda: render.preview(s, tr))
         self.write_announce()
-        self.write_status(now)
+        self.write_status(now, ticking)
         side_key = (s.conn, dict(s.presence), s.member, s.ratings)
         if s.view is not self.side_for or tr is not self.side_tr or side_key != self.side_presence:
             # Players, unseen tiles and the journal depend only on the server's view and the connection
@@ -307,12 +314,22 @@ class Renderer:
         self.rack_frame = (head, tail)
         self.memo["t-rack"] = (key, page.cache["t-rack"])
 
-    def write_status(self, now: int) -> None:
+    def write_status(self, now: int, ticking: bool = True) -> None:
         """The status line (turn, countdown, bag, reserve): drawn again when the view changed or a second
-        of its countdown or of the reserve's refill went by (render.status_clock)."""
+        of its countdown or of the reserve's refill went by (render.status_clock); not ``ticking``, only
+        when something else than time changed."""
         s, tr = self.session.state, self.session.tr
+        memo = self.memo.get("t-status")
+        inputs = (tr, s.view, s.clock, s.seat, s.cut_off, s.watchers)
+        if (
+            not ticking
+            and memo is not None
+            and memo[0][:-1] == inputs
+            and self.page.cache.get("t-status") is memo[1]
+        ):
+            return
         server_now = s.clock_sync.server_now(now)
-        key = (tr, s.view, s.clock, s.seat, s.cut_off, s.watchers, render.status_clock(s, server_now))
+        key = (*inputs, render.status_clock(s, server_now))
         self.keyed("t-status", key, lambda: render.status(s, tr, server_now))
 
     def write_announce(self) -> None:
