@@ -12,6 +12,7 @@ from typing import Any
 
 from app.glue.client import Client
 from app.glue.session import Address
+from app.payloads import HTML_SEPARATOR
 from web_helpers import T0
 
 ORIGIN = "http://lexio.test"
@@ -79,7 +80,7 @@ class FakeBrowser:
 
     def post(self, text: str) -> None:
         assert text.startswith("lexio:")
-        patch = json.loads(text[len("lexio:") :])
+        patch = decode_patch(text[len("lexio:") :])
         self.patches.append(patch)
         apply_regions(self.regions, patch.get("r", {}))
         self.squares.update(patch.get("c", {}))
@@ -159,6 +160,18 @@ class FakeBrowser:
 
 # Elements inside a region that a patch may write alone (their inner HTML): the rack's tiles, #rack in t-rack.
 INNER = {"rack": "t-rack"}
+
+
+def decode_patch(text: str) -> dict[str, Any]:
+    """A patch as ``window.lexioPatch`` reads it (app.payloads.encode_patch): JSON, then the named HTML."""
+    head, *html = text.split(HTML_SEPARATOR)
+    patch: dict[str, Any] = json.loads(head)
+    if html:
+        names = [("r", n) for n in patch.pop("R", [])] + [("c", n) for n in patch.pop("C", [])]
+        assert len(names) == len(html), "as many HTML parts as names"
+        for (part, name), piece in zip(names, html, strict=True):
+            patch.setdefault(part, {})[name] = piece
+    return patch
 
 
 def apply_regions(regions: dict[str, str], written: dict[str, str]) -> None:

@@ -15,7 +15,10 @@ from app.glue import rendering
 from app.glue.client import Client
 from app.glue.rendering import Renderer
 from app.glue.session import PagePatch
-from fake_browser import FakeBrowser, apply_regions, client_at, ui
+from app.payloads import encode_patch
+from fake_browser import FakeBrowser, apply_regions, client_at, decode_patch, ui
+from hypothesis import given
+from hypothesis import strategies as st
 from web_helpers import snapshot, started
 
 TOKEN = "tok-1"
@@ -275,6 +278,44 @@ def test_a_key_at_a_quiet_table_leaves_the_countdown_to_the_tick() -> None:
     client.tick()
     assert "t-status" in browser.patches[-1].get("r", {})
     assert_same_page(client, browser)
+
+
+PATCH_TEXT = st.text(st.characters(codec="utf-8"), max_size=40)
+
+
+@given(
+    regions=st.dictionaries(st.sampled_from(["t-rack", "t-preview", "hdr", "rack"]), PATCH_TEXT, max_size=3),
+    cells=st.dictionaries(st.sampled_from(["H8", "I8", "E6"]), PATCH_TEXT, max_size=3),
+    focus=st.one_of(st.none(), PATCH_TEXT),
+)
+def test_a_patch_reaches_the_page_as_it_was_made_whatever_its_html(
+    regions: dict[str, str], cells: dict[str, str], focus: str | None
+) -> None:
+    """app.payloads.encode_patch: JSON, then each region's and square's HTML raw after a NUL (read as
+    web/src/index.html reads it: fake_browser.decode_patch); HTML holding a NUL goes as JSON."""
+    patch: dict[str, Any] = {"ts": 1.5}
+    if regions:
+        patch["r"] = regions
+    if cells:
+        patch["c"] = cells
+    if focus is not None:
+        patch["focus"] = focus
+    text = encode_patch(patch)  # type: ignore[arg-type]
+    assert decode_patch(text) == patch
+    raw = any("\x00" in h for h in [*regions.values(), *cells.values()])
+    assert text.startswith("{") and ("\x00" in text) == bool((regions or cells) and not raw)
+
+
+def test_a_keystroke_s_html_is_not_json_escaped() -> None:
+    client, browser = demo()
+    key(client, "ArrowUp")
+    sent: list[str] = []
+    post = browser.post
+    browser.post = lambda text: (sent.append(text), post(text))[1]  # type: ignore[method-assign]
+    key(client, rack_letters(client)[0])
+    head, *html = sent[-1][len("lexio:") :].split("\x00")
+    assert '"R":["t-rack","t-preview"]' in head and len(html) == 2 + len(browser.patches[-1]["c"])
+    assert html[1] == browser.patches[-1]["r"]["t-preview"] and '<h2 class="sr-title">' in html[1]
 
 
 def test_the_preview_keeping_its_board_answers_as_the_engine() -> None:

@@ -3,13 +3,13 @@ beyond the UI state (:class:`Session`), and the next patch to the page (:class:`
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from app.account import AccountState
 from app.moderation import ReportState
+from app.payloads import encode_patch
 from app.playnow import PlayNowState
 from app.profile import MyGames
 
@@ -129,8 +129,7 @@ class PagePatch:
             # The first patch after a UI event answers it (the page times event → answer from this).
             self.patch["ts"], self.ts = self.ts, None
         if self.patch:
-            # Compact: less to encode and to send.
-            text = "lexio:" + json.dumps(self.patch, separators=(",", ":"))
+            text = "lexio:" + encode_patch(self.patch)
             # The page has its answer from here (see Renderer.timed); fire and forget: the worker never
             # waits for the main thread to paint.
             self.posted_at = time.perf_counter()
