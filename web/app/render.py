@@ -326,20 +326,18 @@ _CELLS: dict[tuple[object, ...], str] = {}
 _CELLS_MAX = 4096
 
 
-def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) -> dict[str, str]:
-    """Square name → the cell's HTML (walls included, so the grid keeps its shape); ``only``: just those."""
+def board_cells(
+    state: UiState, tr: Translator, only: set[str] | None = None, inputs: CellInputs | None = None
+) -> dict[str, str]:
+    """Square name → the cell's HTML (walls included, so the grid keeps its shape); ``only``: just those;
+    ``inputs``: :func:`cell_inputs` of ``state``, when the caller has it already."""
     variant = state.variant
     board = state.board_map()
-    pending = {p.sq: p for p in state.pending}
-    placed_words: set[str] = set()
-    prev = state.preview or {}
-    if prev.get("ok"):
-        for w in prev["breakdown"].get("words", ()):
-            placed_words.update(w.get("squares", ()))
+    inputs = inputs or cell_inputs(state)
+    pending, placed_words, cursor, across = inputs.pending, inputs.words, inputs.cursor, inputs.across
     cells: dict[str, str] = {}
     last = _last_placement(state.view)
     last_label = str((state.view or {}).get("last_label") or "sq_last_move")
-    cursor, across = state.cursor, state.across
     # Only the asked squares are visited (a key on the board asks for a handful), in the board's order.
     where = (
         range(len(variant.names))
@@ -355,7 +353,7 @@ def board_cells(state: UiState, tr: Translator, only: set[str] | None = None) ->
             variant.name,
             i,
             None if t is None else (str(t["letter"]), bool(t.get("blank"))),
-            None if p is None or t is not None else (p.letter, p.blank),
+            None if t is not None else p,
             sq in placed_words and p is None,
             None if sq != cursor else across,
             last_label if sq in last else None,

@@ -254,7 +254,7 @@ class Renderer:
         inputs = render.cell_inputs(s)
         board_key = (len((s.view or {}).get("board") or ()), s.variant.name)
         if not self.cells or board_key != self.board_key:
-            self.cells = render.board_cells(s, tr)
+            self.cells = render.board_cells(s, tr, inputs=inputs)
             page.cache.pop("t-board", None)
             page.write("t-board", render.board(s, tr, self.cells))
         else:
@@ -263,7 +263,7 @@ class Renderer:
             if CHECK_KEYS:  # every square the local play touches, before or after, is as drawn
                 for sq, html in render.board_cells(s, tr, only=self.cell_inputs.hot() | inputs.hot()).items():
                     assert sq in dirty or self.cells.get(sq) == html, f"cell {sq} changed, not redrawn"
-            fresh = render.board_cells(s, tr, only=dirty) if dirty else {}
+            fresh = render.board_cells(s, tr, only=dirty, inputs=inputs) if dirty else {}
             changed = {sq: html for sq, html in fresh.items() if self.cells.get(sq) != html}
             if changed:
                 self.cells.update(changed)
