@@ -69,6 +69,7 @@ from engine.scoring import (
     analyse,
     check_placement,
     preview,
+    preview_error,
     score_placement,
 )
 from engine.variants import DEFAULT_VARIANT, VARIANTS, Kind, TileSpec, Variant, get_variant
@@ -97,6 +98,7 @@ __all__ = [  # noqa: RUF022  (grouped by topic, errors appended)
     "format_move",
     "parse_move",
     "preview",
+    "preview_error",
     "score_placement",
     "tile_from_dict",
     "tiles_from_json",

@@ -375,8 +375,14 @@ def preview(view: dict[str, Any], tiles: list[dict[str, Any]]) -> dict[str, Any]
             raise InputError("the view to preview is not an object")
         board = Board.from_json(view.get("variant", "lexio"), view.get("board", []))
         return {"ok": True, "breakdown": analyse(board, tiles_from_json(tiles)).to_dict()}
-    except LexioError as err:
-        return {"ok": False, "error": err.to_dict()}
     except Exception as err:  # a browser preview must never throw, whatever it is handed
-        message = f"cannot preview: {err}"
-        return {"ok": False, "error": {"code": "bad_input", "message": message, "params": {}}}
+        return {"ok": False, "error": preview_error(err)}
+
+
+def preview_error(err: Exception) -> dict[str, Any]:
+    """The ``error`` object :func:`preview` answers when ``err`` was raised: a :class:`LexioError`'s own
+    ``to_dict()``, anything else as ``bad_input`` (for a caller that runs :func:`analyse` itself and must
+    word its refusals as the preview does).  Never raises."""
+    if isinstance(err, LexioError):
+        return err.to_dict()
+    return {"code": "bad_input", "message": f"cannot preview: {err}", "params": {}}

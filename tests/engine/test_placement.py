@@ -7,7 +7,7 @@ from engine_testkit import put, tiles
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Board, Tile, analyse, check_placement, preview
+from engine import Board, Tile, analyse, check_placement, preview, preview_error
 from engine.errors import (
     BadLetter,
     BlankWithoutLetter,
@@ -203,3 +203,17 @@ def test_the_preview_answers_any_json_whatsoever(view: object, tiles: object) ->
     assert out["ok"] in (True, False)
     if not out["ok"]:
         assert set(out["error"]) == {"code", "message", "params"}
+
+
+def test_a_preview_error_is_the_engine_error_s_own_form_or_bad_input() -> None:
+    """engine.preview_error: what the preview answers for an error raised while a caller analysed a
+    placement itself (the browser's live preview does)."""
+    try:
+        analyse(OPENED, (Tile("E8", "A"), Tile("G8", "S")))
+    except ShapeError as err:
+        assert preview_error(err) == err.to_dict()
+        assert preview_error(err)["code"] == "gap"
+    else:
+        raise AssertionError("a gap was accepted")
+    other = preview_error(TypeError("a strange thing"))
+    assert other == {"code": "bad_input", "message": "cannot preview: a strange thing", "params": {}}

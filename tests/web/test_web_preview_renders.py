@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import re
 from typing import Any
 
@@ -17,7 +18,7 @@ from app.glue.rendering import Renderer
 from app.glue.session import PagePatch
 from app.payloads import encode_patch
 from fake_browser import FakeBrowser, apply_regions, client_at, decode_patch, ui
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from web_helpers import snapshot, started
 
@@ -83,9 +84,7 @@ def page_of(browser: FakeBrowser) -> dict[str, str]:
 
 def full_render(client: Client) -> dict[str, str]:
     """The page a fresh renderer draws from the same state, nothing remembered (its pieces made afresh)."""
-    render._CELLS.clear()
-    render._RACK_PARTS.clear()
-    render._LAST[0] = (None, frozenset())
+    render.forget_drawn()
     fresh = FakeBrowser(now=client.browser.now_ms())
     # Its own copy of the turn's signals: observing the turn must not change what the client remembers.
     ses = dataclasses.replace(client.session, signals=copy.deepcopy(client.session.signals))
@@ -319,9 +318,11 @@ def test_a_keystroke_s_html_is_not_json_escaped() -> None:
 
 
 def test_the_preview_keeping_its_board_answers_as_the_engine() -> None:
-    """app.state.BoardKeptPreview builds the board once per view: the same answers as engine.preview, for
-    good and bad placements, a new view, and views the engine refuses."""
-    from app.state import BoardKeptPreview
+    """app.live_preview.BoardKeptPreview builds the board once per view and hands the engine typed tiles:
+    the same answers as engine.preview of the same placement in JSON, for good and bad placements, a new
+    view, and views the engine refuses."""
+    from app.board_play import Pending
+    from app.live_preview import BoardKeptPreview
 
     import engine
 
@@ -331,19 +332,60 @@ def test_the_preview_keeping_its_board_answers_as_the_engine() -> None:
     kept = BoardKeptPreview()
     view = s.view
     rack = [s.rack[i] for i in s.available() if s.rack[i] != "?"]
-    placements: list[list[dict[str, Any]]] = [
-        [{"sq": "H8", "letter": rack[0], "blank": False}],
-        [{"sq": "H8", "letter": rack[0], "blank": False}, {"sq": "I8", "letter": rack[1], "blank": False}],
-        [{"sq": "H8", "letter": rack[0], "blank": False}, {"sq": "J9", "letter": rack[1], "blank": False}],
-        [{"sq": "A1", "letter": rack[0], "blank": False}],  # a wall
-        [{"sq": "Z99", "letter": "E", "blank": False}],  # off the board
-        [{"sq": "H8", "letter": "", "blank": True}],  # a blank with no letter
-        [{"sq": "H8"}],  # not a tile
+    placements: list[list[Pending]] = [
+        [Pending("H8", 0, rack[0], False)],
+        [Pending("H8", 0, rack[0], False), Pending("I8", 1, rack[1], False)],
+        [Pending("H8", 0, rack[0], False), Pending("J9", 1, rack[1], False)],
+        [Pending("A1", 0, rack[0], False)],  # a wall
+        [Pending("Z99", 0, "E", False)],  # off the board
+        [Pending("H8", 0, "", True)],  # a blank with no letter
+        [Pending("H8", 0, "3", False)],  # not a letter
     ]
     other = copy.deepcopy(view)  # a new view (equal, another object): its own board
     broken = {**view, "variant": "nope"}  # a variant the engine does not know
+    scored = 0
     for v in (view, view, other, broken, "not a view", view):
         for tiles in placements:
             got = kept(v, tiles)  # type: ignore[arg-type]
-            assert got == engine.preview(v, tiles), (v if isinstance(v, str) else v.get("variant"), tiles)
+            scored += got.ok
+            as_json = [{"sq": p.sq, "letter": p.letter, "blank": p.blank} for p in tiles]
+            where = v if isinstance(v, str) else v.get("variant")
+            assert got.to_dict() == engine.preview(v, as_json), (where, tiles)
+            assert got.ok == (got.error is None)
+    assert scored >= 3 * 2  # good placements were scored on each readable view (not only refusals)
     assert kept.view is view  # kept for the view last asked about that the engine could read
+
+
+# What a pending tile holds: a square of the board (or one that is not: "Z99", "A0") and an upper-case letter
+# (or not a letter), as app.board_play makes them; engine.preview would normalise other spellings first.
+PENDING_SQUARES = st.one_of(
+    st.sampled_from(["E6", "F6", "G6", "H6", "H8", "I8", "H9", "A1", "G7"]),
+    st.sampled_from(["Z99", "A0", "", "G"]),
+)
+PENDING_LETTERS = st.sampled_from([*"AEKSZ", "", "É", "AB", "?", "3"])
+
+
+@functools.cache
+def demo_view() -> dict[str, Any]:
+    view = demo()[0].session.state.view
+    assert view is not None
+    return dict(view)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(PENDING_SQUARES, PENDING_LETTERS, st.booleans()), max_size=8))
+@example([("E6", "S", False), ("F6", "A", False), ("G6", "K", True), ("H6", "E", False)])  # a scored play
+def test_the_live_preview_of_any_placement_is_the_engine_s_json_preview(
+    placed: list[tuple[str, str, bool]],
+) -> None:
+    """The typed live preview (app.live_preview) answers exactly as engine.preview does on the same tiles in
+    JSON: the same breakdown, or the same refusal, for any squares and letters a pending tile can hold."""
+    from app.board_play import Pending
+    from app.live_preview import BoardKeptPreview
+
+    import engine
+
+    view = demo_view()
+    pending = [Pending(sq, i, letter, blank) for i, (sq, letter, blank) in enumerate(placed)]
+    as_json = [{"sq": sq, "letter": letter, "blank": blank} for sq, letter, blank in placed]
+    assert BoardKeptPreview()(view, pending).to_dict() == engine.preview(view, as_json)  # type: ignore[arg-type]

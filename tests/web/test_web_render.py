@@ -203,10 +203,10 @@ def _preview_words(board: list[dict[str, object]], tiles: list[tuple[str, str]])
     ui.on_frame(frame, T0)
     for i, (sq, _) in enumerate(tiles):
         assert ui.place(i, sq)
-    assert ui.preview and ui.preview["ok"], ui.preview
+    assert ui.preview and ui.preview.breakdown, ui.preview
     items = re.findall(r'<li data-testid="preview-word">(.*?)</li>', render.preview(ui, EN))
     texts = [re.sub(r"<[^>]+>", "", x) for x in items]
-    return list(zip(texts, ui.preview["breakdown"]["words"], strict=True))
+    return list(zip(texts, [w.to_dict() for w in ui.preview.breakdown.words], strict=True))
 
 
 def _shown_product(text: str) -> int:

@@ -50,14 +50,14 @@ def test_live_preview_is_the_engines_score_of_the_pending_play() -> None:
         else:
             assert ui.place(idx, tile.square)
     expected = e.analyse(state.board, move.tiles).to_dict()
-    assert ui.preview == {"ok": True, "breakdown": expected}
+    assert ui.preview is not None and ui.preview.to_dict() == {"ok": True, "breakdown": expected}
 
 
 def test_a_misshapen_play_previews_the_shape_problem() -> None:
     ui = ui_for(started())
     ui.place(ui.available()[0], "A3")
-    assert ui.preview is not None and ui.preview["ok"] is False
-    assert ui.preview["error"]["code"] in ("missing_source", "no_word")
+    assert ui.preview is not None and ui.preview.ok is False and ui.preview.error is not None
+    assert ui.preview.error["code"] in ("missing_source", "no_word")
 
 
 def test_tiles_cannot_go_on_walls_or_taken_squares() -> None:

@@ -321,7 +321,7 @@ class Patch(TypedDict, total=False):
 
 # Between a patch's JSON and each region's or square's HTML (see encode_patch): never in the HTML we draw.
 HTML_SEPARATOR = "\x00"
-_compact = json.JSONEncoder(separators=(",", ":")).encode
+_compact = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode  # a patch is a tree
 
 
 def encode_patch(patch: Patch) -> str:
@@ -333,11 +333,12 @@ def encode_patch(patch: Patch) -> str:
     if not regions and not cells:
         return _compact(patch)
     html = [*(regions or {}).values(), *(cells or {}).values()]
-    if any(HTML_SEPARATOR in h for h in html):
+    body = HTML_SEPARATOR.join(html)
+    if body.count(HTML_SEPARATOR) != len(html) - 1:
         return _compact(patch)
     head: dict[str, object] = {k: v for k, v in patch.items() if k not in ("r", "c")}
     if regions:
         head["R"] = list(regions)
     if cells:
         head["C"] = list(cells)
-    return HTML_SEPARATOR.join([_compact(head), *html])
+    return _compact(head) + HTML_SEPARATOR + body

@@ -37,7 +37,8 @@ from app.unseen import unseen_counts, unseen_total
 from engine.variants import BLANK, Kind, Variant
 
 if TYPE_CHECKING:
-    from app.payloads import GameEvent, SeatView, View, WordScore
+    from app.payloads import GameEvent, SeatView, View
+    from engine import WordScore
 
 SEL = ' aria-selected="true"'
 ON_TURN = ' class="on-turn"'
@@ -286,10 +287,7 @@ class CellInputs(NamedTuple):
 
 
 def cell_inputs(state: UiState) -> CellInputs:
-    prev = state.preview or {}
-    words: frozenset[str] = frozenset()
-    if prev.get("ok"):
-        words = frozenset(sq for w in prev["breakdown"].get("words", ()) for sq in w.get("squares", ()))
+    words = state.preview.squares() if state.preview is not None else frozenset()
     pending = {p.sq: (p.letter, p.blank) for p in state.pending}
     return CellInputs(state.view, pending, words, state.cursor, state.across)
 
@@ -517,17 +515,20 @@ def rack_parts(state: UiState, tr: Translator) -> tuple[str, str, str]:
             f"{_e(watchers_text(tr, state.watchers)) if state.watchers else ''}</p>",
             "",
         )
-    values = state.variant.values
+    variant = state.variant
+    values = variant.values
     rack = state.rack
     tiles = []
     key: tuple[object, ...]
+    swapping = state.dialog == "swap"
     for i in state.available():
         letter = rack[i]
-        value = values.get(letter, 0)
-        sel = state.selected == i or (state.dialog == "swap" and i in state.swap_sel)
-        key = ("tile", tr, i, letter, value, sel)
+        sel = state.selected == i or (swapping and i in state.swap_sel)
+        key = ("tile", tr, variant.name, i, letter, sel)
         html = _RACK_PARTS.get(key)
-        tiles.append(html if html is not None else _rack_part(key, _rack_tile(tr, i, letter, value, sel)))
+        if html is None:
+            html = _rack_part(key, _rack_tile(tr, i, letter, values.get(letter, 0), sel))
+        tiles.append(html)
     mine = state.my_turn and not state.cut_off  # a move made offline could not be sent
     busy = bool(state.awaiting)
     dis = "" if mine and not busy else " disabled"
@@ -545,21 +546,20 @@ def rack_parts(state: UiState, tr: Translator) -> tuple[str, str, str]:
     )
 
 
-def _word_factors(state: UiState, w: WordScore, tr: Translator) -> list[str]:
+def _word_factors(v: Variant, w: WordScore, tr: Translator) -> list[str]:
     """The word's multipliers, each stated once: word squares, then crossings.
 
     The engine's ``word_mult`` is the whole multiplier (word squares x 2 per crossing that applied), so the
     crossings are what is left after dividing out the word squares under the new tiles.
     """
-    whole = int(w.get("word_mult", 1))
+    whole = w.word_mult
     squares = 1
-    v = state.variant
-    for lt in w.get("letters", ()):
-        i = v.index.get(str(lt.get("sq", "")))
-        if lt.get("new") and i is not None:
+    for lt in w.letters:
+        i = v.index.get(lt.sq)
+        if lt.new and i is not None:
             squares *= v.word_mult[i]
     crossings = 0
-    if w.get("crossing") and whole % squares == 0:
+    if w.crossing and whole % squares == 0:
         rest = whole // squares
         while rest > 1 and rest % 2 == 0:
             rest //= 2
@@ -578,10 +578,52 @@ def _word_factors(state: UiState, w: WordScore, tr: Translator) -> list[str]:
     return out
 
 
+# Each previewed word's line, by what it is drawn from (the engine's word is a hashable named tuple): a key
+# typed on the board draws only the words it changed. Emptied when full.
+_WORD_LINES: dict[tuple[Translator, str, WordScore], str] = {}
+_WORD_LINES_MAX = 256
+
+
+def _word_line(v: Variant, w: WordScore, tr: Translator) -> str:
+    key = (tr, v.name, w)
+    html = _WORD_LINES.get(key)
+    if html is None:
+        letters = [
+            f"{lt.letter}{lt.value}×{lt.letter_mult}" if lt.letter_mult > 1 else f"{lt.letter}{lt.value}"
+            for lt in w.letters
+        ]
+        mults = _word_factors(v, w, tr)
+        detail = " + ".join(letters) + (f" ; {', '.join(mults)}" if mults else "")
+        html = (
+            f'<li data-testid="preview-word"><b>{_e(w.word)}</b> {w.score} '
+            f'<span class="muted">({_e(detail)})</span></li>'
+        )
+        if len(_WORD_LINES) >= _WORD_LINES_MAX:
+            _WORD_LINES.clear()
+        _WORD_LINES[key] = html
+    return html
+
+
+# The preview's fixed lines in each language: its title, the empty preview, the no-promise note.
+_PREVIEW_LINES: dict[Translator, tuple[str, str, str]] = {}
+
+
+def _preview_lines(tr: Translator) -> tuple[str, str, str]:
+    lines = _PREVIEW_LINES.get(tr)
+    if lines is None:
+        lines = _PREVIEW_LINES[tr] = (
+            f'<h2 class="sr-title">{_e(tr.t("preview"))}</h2>',
+            f'<p class="muted">{_e(tr.t("preview_empty"))}</p>',
+            f'<p class="note muted">{_e(tr.t("preview_note"))}</p>',
+        )
+    return lines
+
+
 def preview(state: UiState, tr: Translator) -> str:
     if state.seat is None and not state.demo:
         return ""  # a spectator places nothing (the empty region is not shown)
-    parts = [f'<h2 class="sr-title">{_e(tr.t("preview"))}</h2>']
+    title, empty, note = _preview_lines(tr)
+    parts = [title]
     if state.view is not None:
         parts.append(ending.scoreless_line(state.view, tr, where="below"))
     if state.rejected:
@@ -594,35 +636,22 @@ def preview(state: UiState, tr: Translator) -> str:
         parts.append(f'<p class="error" role="alert" data-testid="error">✖ {_e(tr.error(code, params))}</p>')
     prev = state.preview
     if prev is None:
-        parts.append(f'<p class="muted">{_e(tr.t("preview_empty"))}</p>')
-    elif not prev.get("ok"):
-        err = prev.get("error") or {}
+        parts.append(empty)
+    elif prev.breakdown is None:
+        err = prev.error or {}
         parts.append(
             f'<p class="problem" data-testid="preview-problem" data-code="{_e(err.get("code", ""))}">⚠ '
             f"{_e(tr.error(str(err.get('code', '')), err.get('params') or {}))}</p>"
         )
     else:
-        bd = prev["breakdown"]
-        words = []
-        for w in bd.get("words", ()):
-            letters = []
-            for lt in w.get("letters", ()):
-                piece = f"{lt.get('letter', '?')}{lt.get('value', 0)}"
-                if lt.get("letter_mult", 1) > 1:
-                    piece += f"×{lt['letter_mult']}"
-                letters.append(piece)
-            mults = _word_factors(state, w, tr)
-            detail = " + ".join(letters) + (f" ; {', '.join(mults)}" if mults else "")
-            words.append(
-                f'<li data-testid="preview-word"><b>{_e(w.get("word", ""))}</b> {int(w.get("score", 0))} '
-                f'<span class="muted">({_e(detail)})</span></li>'
-            )
-        bingo = f"<li>{_e(tr.t('preview_bingo', n=bd['bingo']))}</li>" if bd.get("bingo") else ""
+        bd = prev.breakdown
+        v = state.variant
+        words = "".join([_word_line(v, w, tr) for w in bd.words])
+        bingo = f"<li>{_e(tr.t('preview_bingo', n=bd.bingo))}</li>" if bd.bingo else ""
         parts.append(
             '<p class="total" data-testid="preview-total">'
-            f"{_e(tr.t('preview_total', total=bd.get('total', 0)))}</p>"
-            f'<ul class="words">{"".join(words)}{bingo}</ul>'
-            f'<p class="note muted">{_e(tr.t("preview_note"))}</p>'
+            f"{_e(tr.t('preview_total', total=bd.total))}</p>"
+            f'<ul class="words">{words}{bingo}</ul>{note}'
         )
     return "".join(parts)
 
@@ -903,6 +932,14 @@ def _rematch_offer(state: UiState, tr: Translator) -> str:
     if not parts:
         return ""
     return f'<div class="rematch" role="status" aria-live="polite">{"".join(parts)}</div>'
+
+
+def forget_drawn() -> None:
+    """Empty every piece of HTML this module keeps (cells, rack parts, preview lines, the last placement):
+    the next drawing is made from scratch (tests compare it with what the kept pieces made)."""
+    _LAST[0] = (None, frozenset())
+    for kept in (_CELLS, _RACK_PARTS, _WORD_LINES, _PREVIEW_LINES):
+        kept.clear()
 
 
 def shell_body(state: UiState, tr: Translator) -> str:

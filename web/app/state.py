@@ -2,7 +2,7 @@
 
 Pure Python: no browser module is imported. The browser glue (``app.glue``) feeds it DOM events and
 WebSocket frames, sends what it queues in ``outbox`` and re-renders with :mod:`app.render`.
-Every method that changes the pending placement recomputes the live preview with ``engine.preview``.
+Every method that changes the pending placement recomputes the live preview (:mod:`app.live_preview`).
 The state's fields live here; the rules that change them are its parts: :class:`~app.board_play.BoardPlay`
 (the local play), :class:`~app.server_frames.ServerFrames` (the relay's frames),
 :class:`~app.rematch_state.RematchFlow` (a new table with the same players).
@@ -14,12 +14,11 @@ import dataclasses
 import json
 import random
 import time
-from collections.abc import Callable
-from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
 import wire
 from app.board_play import BoardPlay, Pending
+from app.live_preview import BoardKeptPreview, LivePreview
 from app.lobby import Lobby
 from app.rematch_state import RematchFlow
 from app.resend import Unanswered, page_prefix
@@ -34,7 +33,6 @@ if TYPE_CHECKING:
         ClientFrame,
         Clock,
         Notice,
-        Preview,
         Rematch,
         ServerFrame,
         TableSummary,
@@ -42,72 +40,21 @@ if TYPE_CHECKING:
         View,
     )
     from app.ratings_view import TableRatings
-    from engine import Board, Breakdown, LexioError
 
-PreviewFn = Callable[["View", "list[Tile]"], "Preview"]
 LEVELS = ("beginner", "easy", "medium", "strong", "expert")
 TURN_CHOICES = (30, 60, 90, 120, 180, 300, 600)
-
-
-class BoardKeptPreview:
-    """``engine.preview``, keeping the board built from the last view: a view is replaced, never changed in
-    place, so each key typed on the same turn reuses it (``Board.from_json`` of the whole board was a third
-    of the engine's time per key, issue 28). The same answers as ``engine.preview``: anything unusual (a view
-    the engine refuses, an unexpected error) is handed to it as is."""
-
-    def __init__(self) -> None:
-        self.view: View | None = None
-        self.board: Board | None = None
-        self.engine: _Engine | None = None  # looked up on first use, not imported per key
-
-    def __call__(self, view: View, tiles: list[Tile]) -> Preview:
-        eng = self.engine or self._load()
-        if view is not self.view or self.board is None:
-            try:
-                board = eng.board_from_json(view.get("variant", "lexio"), view.get("board", []))
-            except Exception:
-                return eng.preview(view, tiles)  # the engine says what is wrong with it
-            self.view, self.board = view, board
-        try:
-            breakdown = eng.analyse(self.board, eng.tiles_from_json(tiles)).to_dict()
-        except eng.error as err:
-            return cast("Preview", {"ok": False, "error": err.to_dict()})
-        except Exception:
-            return eng.preview(view, tiles)  # its own wording of what went wrong
-        return cast("Preview", {"ok": True, "breakdown": breakdown})
-
-    def _load(self) -> _Engine:
-        # Imported here: the build renders the static shell before every engine module may exist.
-        import engine
-
-        self.engine = _Engine(engine)
-        return self.engine
-
-
-class _Engine:
-    """The engine's functions a preview uses (:class:`BoardKeptPreview`)."""
-
-    def __init__(self, engine: ModuleType) -> None:
-        self.board_from_json: Callable[[str, object], Board] = engine.Board.from_json
-        self.analyse: Callable[..., Breakdown] = engine.analyse
-        self.tiles_from_json: Callable[[object], object] = engine.tiles_from_json
-        self.error: type[LexioError] = engine.LexioError
-        # The engine takes and gives plain JSON objects: these are the shapes it documents (app.payloads).
-        self.preview = cast("PreviewFn", engine.preview)
 
 
 class UiState:
     """Everything the screen shows, derived from the server's frames plus the local pending play."""
 
-    def __init__(
-        self, *, lang: str = "fr", rng: random.Random | None = None, preview_fn: PreviewFn | None = None
-    ) -> None:
+    def __init__(self, *, lang: str = "fr", rng: random.Random | None = None) -> None:
         self.lang = lang
         self.name = ""
         # The signed-in player's nickname (app.account): the relay seats them under it, whatever is typed.
         self.member: str | None = None
         self.rng = rng or random.Random()
-        self._preview_fn = preview_fn  # None: engine.preview, its board kept per view (refresh_preview)
+        self._previews = BoardKeptPreview()
         # connection
         self.conn = "idle"  # idle | connecting | online | offline | stopped
         self.retry_at: float | None = None  # local ms of the next reconnection attempt
@@ -144,7 +91,7 @@ class UiState:
         self.selected: int | None = None
         self.cursor: str | None = None
         self.across = True
-        self.preview: Preview | None = None
+        self.preview: LivePreview | None = None
         self.preview_ms: list[float] = []
         self.rejected: list[str] = []
         self.error: Notice | None = None
@@ -263,11 +210,8 @@ class UiState:
         if not self.pending or self.view is None:
             self.preview = None
             return
-        fn = self._preview_fn
-        if fn is None:
-            fn = self._preview_fn = BoardKeptPreview()
         t0 = time.perf_counter()
-        self.preview = fn(self.view, self.tiles_payload())
+        self.preview = self._previews(self.view, self.pending)
         self.preview_ms.append((time.perf_counter() - t0) * 1000)
         del self.preview_ms[:-200]
 

@@ -282,11 +282,13 @@ class Renderer:
         self.keyed("t-preview", preview_key, lambda: render.preview(s, tr))
         self.write_announce()
         self.write_status(now, ticking)
-        side_key = (s.conn, dict(s.presence), s.member, s.ratings)
+        side_key = (s.conn, s.presence, s.member, s.ratings)
         if s.view is not self.side_for or tr is not self.side_tr or side_key != self.side_presence:
             # Players, unseen tiles and the journal depend only on the server's view and the connection
-            # (offline, nobody's presence is known): not on the local play.
-            self.side_for, self.side_tr, self.side_presence = s.view, tr, side_key
+            # (offline, nobody's presence is known): not on the local play. (Presence is changed in place:
+            # a copy is kept.)
+            self.side_for, self.side_tr = s.view, tr
+            self.side_presence = (s.conn, dict(s.presence), s.member, s.ratings)
             report = moderation.report_button(s.view, s.seat, s.member, tr)
             page.write("t-players", render.players(s, tr) + report)
             page.write("t-unseen", render.unseen(s, tr))
