@@ -268,6 +268,28 @@ def test_a_key_at_a_quiet_table_skips_the_rest_of_the_page(monkeypatch: pytest.M
     assert len(full) == 1
 
 
+def test_a_key_leaves_the_announcement_the_status_and_the_side_panels_as_they_were(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key on the board changes the local play only: its render does not even look at the turn's
+    announcement, the status line or the side panels (their inputs are the server's); a frame's does."""
+    client, browser = seated()
+    key(client, "ArrowUp")
+    renderer = client.renderer
+    looked: list[str] = []
+    for name in ("write_announce", "write_status"):
+        method = getattr(renderer, name)
+        monkeypatch.setattr(renderer, name, lambda *a, n=name, m=method: (looked.append(n), m(*a))[1])
+    monkeypatch.setattr(rendering, "CHECK_KEYS", False)  # (which draws the full page to compare)
+    key(client, rack_letters(client)[0])
+    key(client, "ArrowLeft")
+    ui(client, t="click", sq="H8")
+    assert looked == []
+    assert_same_page(client, browser)
+    browser.socket.receive({"type": "presence", "seat": 1, "online": False})
+    assert looked == ["write_announce", "write_status"]
+
+
 def test_a_key_at_a_quiet_table_leaves_the_countdown_to_the_tick() -> None:
     client, browser = seated()
     key(client, "ArrowUp")

@@ -63,15 +63,15 @@ class Renderer:
         self.codes_shown = False  # the recovery codes' dialog is on the page (its focus was given once)
         self.quiet_for: tuple[object, ...] | None = None  # quiet_table() at the last full render
 
-    def render(self) -> None:
+    def render(self, *, local_play: bool = False) -> None:
         """The page's next patch from the state, sent. At a quiet table (:meth:`quiet_table` unchanged since
         the last full render: a key on the board, a tile moved) only the table's regions are drawn; what
         changes with time alone there (the countdown, the last seconds' warning, a notice's end, play now's
-        seconds) is the tick's (app.glue.client)."""
+        seconds) is the tick's (app.glue.client). ``local_play``: see :meth:`render_table`."""
         now = self.clock.now_ms()
         quiet = self.quiet_table()
         if quiet is not None and quiet == self.quiet_for:
-            self.render_table(now, ticking=False)
+            self.render_table(now, ticking=False, local_play=local_play)
             if CHECK_KEYS:  # the full render must add nothing: proves that quiet_table names every input
                 drawn = copy.deepcopy(self.page.patch)
                 self.render_page(now, ticking=False)
@@ -247,9 +247,13 @@ class Renderer:
         page.cache["nick-error"] = account_screens.nick_error(acc, tr)
         page.write("acct-msg", account_screens.message(acc, tr))
 
-    def render_table(self, now: int, ticking: bool = True) -> None:
+    def render_table(self, now: int, ticking: bool = True, *, local_play: bool = False) -> None:
         """The table's regions; ``ticking``: the status line's countdown too (not from a quiet table's
-        render: the tick moves it on, four times a second)."""
+        render: the tick moves it on, four times a second). ``local_play``: drawn right after an action on
+        the local play alone (:meth:`timed`: a key, a click on the board or the rack, a drop), which moves
+        squares, the rack and the preview, never what the announcement, the status line and the side panels
+        are drawn from (the view, the clock, presence): those stay as the last render drew them (under
+        ``CHECK_KEYS`` the full render that follows proves it)."""
         s, tr, page = self.session.state, self.session.tr, self.page
         inputs = render.cell_inputs(s)
         board_key = (len((s.view or {}).get("board") or ()), s.variant.name)
@@ -280,6 +284,8 @@ class Renderer:
         self.write_rack(rack_key + play_key)
         preview_key = (tr, view, seat, s.demo, tuple(s.rejected), s.error, s.preview)
         self.keyed("t-preview", preview_key, lambda: render.preview(s, tr))
+        if local_play:
+            return
         self.write_announce()
         self.write_status(now, ticking)
         side_key = (s.conn, s.presence, s.member, s.ratings)
@@ -419,7 +425,7 @@ class Renderer:
             round(engine_ms[-1], 3) if engine_ms and engine_ms[-1] is not last else None,
         ]
         page.posted_at = None
-        self.render()
+        self.render(local_play=True)
         # Up to the hand-over of the patch, not the return of postMessage: waking the page's thread to
         # apply it may deschedule this one for a while (2 shared cores), after its work is done.
         end = time.perf_counter() if page.posted_at is None else page.posted_at
