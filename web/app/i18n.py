@@ -364,8 +364,18 @@ class Translator:
     def __init__(self, lang: str) -> None:
         self.lang = lang if lang in LANGS else "fr"
         self._i = LANGS.index(self.lang)
+        self._plain: dict[str, str] = {}  # code -> its text, for the texts asked for without parameters
 
     def t(self, code: str, **params: object) -> str:
+        if not params:
+            # The same text every time (labels, titles: several per keystroke): formatted once.
+            done = self._plain.get(code)
+            if done is None:
+                done = self._plain[code] = self._format(code, params)
+            return done
+        return self._format(code, params)
+
+    def _format(self, code: str, params: dict[str, object]) -> str:
         pair = STRINGS.get(code)
         if pair is None:
             return code

@@ -539,11 +539,11 @@ def rack_parts(state: UiState, tr: Translator) -> tuple[str, str, str]:
     actions = _RACK_PARTS.get(key) or _rack_part(
         key, _rack_actions(tr, submit, recall, swap_dis, dis, state.across)
     )
-    return (
+    head = _RACK_PARTS.get(("head", tr)) or _rack_part(
+        ("head", tr),
         f'<div class="rack" id="rack" role="group" aria-label="{_attr_t(tr, "rack")}" data-testid="rack">',
-        "".join(tiles),
-        "</div>" + actions,
     )
+    return (head, "".join(tiles), "</div>" + actions)
 
 
 def _word_factors(v: Variant, w: WordScore, tr: Translator) -> list[str]:
