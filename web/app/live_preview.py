@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from engine import Board, Breakdown, InputError, Tile, analyse, preview_error
+
 if TYPE_CHECKING:
     from app.board_play import Pending
     from app.payloads import Preview, PreviewError, View
-    from engine import Board, Breakdown
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +57,13 @@ class BoardKeptPreview:
         self.board: Board | None = None
 
     def __call__(self, view: View, pending: Sequence[Pending]) -> LivePreview:
-        # Imported here: the build renders the static shell before every engine module may exist.
-        import engine
-
         try:
             if view is not self.view or self.board is None:
                 if not isinstance(view, dict):
-                    raise engine.InputError("the view to preview is not an object")
-                self.board = engine.Board.from_json(view.get("variant", "lexio"), view.get("board", []))
+                    raise InputError("the view to preview is not an object")
+                self.board = Board.from_json(view.get("variant", "lexio"), view.get("board", []))
                 self.view = view
-            tiles = [engine.Tile(p.sq, p.letter, p.blank) for p in pending]
-            return LivePreview(breakdown=engine.analyse(self.board, tiles))
+            tiles = [Tile(p.sq, p.letter, p.blank) for p in pending]
+            return LivePreview(breakdown=analyse(self.board, tiles))
         except Exception as err:  # a preview never throws: the engine words what is wrong
-            return LivePreview(error=cast("PreviewError", engine.preview_error(err)))
+            return LivePreview(error=cast("PreviewError", preview_error(err)))
