@@ -45,7 +45,11 @@ with contextlib.suppress(Exception):  # set by pyodide-boot.mjs: did this start 
 
 
 PREFETCH_IDLE_S = 0.2  # the modules off the first path load one by one when no UI event came for this long
-PREFETCH_AFTER_MS = 300  # after the first answer (its trailing work: the lobby's fetches, the socket)
+# After the first answer: its trailing work first (the lobby's fetches, the socket, the service worker's
+# install). Started 0.3 s after it, the prefetch's slices (~25 ms of the worker's CPU each on the phone-like
+# profile) ran beside those and stretched the page's own short tasks past 50 ms in 4 of 32 cold visits
+# (traced: ~1 ms of CPU each); 2.5 s after, in 0 of 32 (issue 28, fifth pass).
+PREFETCH_AFTER_MS = 2500
 PREFETCH_EVERY_MS = 20
 IDLE_GC_S = 1.0  # no UI event for this long, and no collection for this long: collect (in tick)
 GC_AT_LEAST_S = 30.0
