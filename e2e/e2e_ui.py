@@ -393,8 +393,9 @@ def pass_to_end(pages: list[Page], rounds: int = 60) -> None:
         if pages[0].locator("#end-title").count():
             return
         for page in pages:
-            turn = page.get_by_test_id("turn")
-            if turn.count() and "Your turn" in turn.inner_text():
+            # Read without waiting: the line goes when the game ends (the end screen replaces the table)
+            # between a count and a read, and a read would wait for it.
+            if any("Your turn" in text for text in page.get_by_test_id("turn").all_inner_texts()):
                 page.locator("#btn-pass").click()
                 page.locator("#pass-dialog #dialog-confirm").click()
                 mine = page.locator('[data-testid=turn]:has-text("Your turn")')
