@@ -69,6 +69,7 @@ from engine.scoring import (
     analyse,
     check_placement,
     preview,
+    preview_board,
     preview_error,
     score_placement,
 )
@@ -98,6 +99,7 @@ __all__ = [  # noqa: RUF022  (grouped by topic, errors appended)
     "format_move",
     "parse_move",
     "preview",
+    "preview_board",
     "preview_error",
     "score_placement",
     "tile_from_dict",

@@ -371,12 +371,18 @@ def preview(view: dict[str, Any], tiles: list[dict[str, Any]]) -> dict[str, Any]
     ``{"ok": False, "error": {"code", "message", "params"}}``.  Checks shape only, not rack nor words.
     """
     try:
-        if not isinstance(view, dict):
-            raise InputError("the view to preview is not an object")
-        board = Board.from_json(view.get("variant", "lexio"), view.get("board", []))
-        return {"ok": True, "breakdown": analyse(board, tiles_from_json(tiles)).to_dict()}
+        return {"ok": True, "breakdown": analyse(preview_board(view), tiles_from_json(tiles)).to_dict()}
     except Exception as err:  # a browser preview must never throw, whatever it is handed
         return {"ok": False, "error": preview_error(err)}
+
+
+def preview_board(view: object) -> Board:
+    """The board of a seat's :func:`engine.view` snapshot, as :func:`preview` reads it.  Raises
+    :class:`~engine.errors.InputError` for a view that is not an object, and what :meth:`Board.from_json`
+    raises for its variant or tiles."""
+    if not isinstance(view, dict):
+        raise InputError("the view to preview is not an object")
+    return Board.from_json(view.get("variant", "lexio"), view.get("board", []))
 
 
 def preview_error(err: Exception) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from engine import Board, Breakdown, InputError, Tile, analyse, preview_error
+from engine import Board, Breakdown, Tile, analyse, preview_board, preview_error
 
 if TYPE_CHECKING:
     from app.board_play import Pending
@@ -59,9 +59,7 @@ class BoardKeptPreview:
     def __call__(self, view: View, pending: Sequence[Pending]) -> LivePreview:
         try:
             if view is not self.view or self.board is None:
-                if not isinstance(view, dict):
-                    raise InputError("the view to preview is not an object")
-                self.board = Board.from_json(view.get("variant", "lexio"), view.get("board", []))
+                self.board = preview_board(view)
                 self.view = view
             tiles = [Tile(p.sq, p.letter, p.blank) for p in pending]
             return LivePreview(breakdown=analyse(self.board, tiles))
