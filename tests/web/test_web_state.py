@@ -109,6 +109,11 @@ def test_backspace_takes_back_the_last_tile_and_escape_recalls_all() -> None:
     assert sorted(ui.rack[i] for i in ui.available()) == sorted(ui.rack)
 
 
+def pending_json(ui: UiState) -> list[dict[str, object]]:
+    """The pending tiles as the relay's place frame carries them."""
+    return [{"sq": p.sq, "letter": p.letter, "blank": p.blank} for p in ui.pending]
+
+
 def test_typing_a_letter_not_on_the_rack_uses_a_blank_naming_it() -> None:
     state = started()
     # Find a seed whose opening rack holds a blank, so the rule is exercised for real.
@@ -125,7 +130,7 @@ def test_typing_a_letter_not_on_the_rack_uses_a_blank_naming_it() -> None:
     ui.cursor = "G7"
     assert ui.key(missing)
     assert ui.pending[0].blank and ui.pending[0].letter == missing
-    assert ui.tiles_payload() == [{"sq": "G7", "letter": missing, "blank": True}]
+    assert pending_json(ui) == [{"sq": "G7", "letter": missing, "blank": True}]
 
 
 def test_enter_submits_the_pending_play_once_and_only_on_your_turn() -> None:
@@ -140,7 +145,7 @@ def test_enter_submits_the_pending_play_once_and_only_on_your_turn() -> None:
     ui.key(ui.rack.replace("?", "")[1] if len(ui.available()) else "")
     assert ui.key("Enter")
     frames = [f for f in ui.outbox if f["type"] == "place"]
-    assert len(frames) == 1 and frames[0]["tiles"] == ui.tiles_payload() and frames[0]["id"]
+    assert len(frames) == 1 and frames[0]["tiles"] == pending_json(ui) and frames[0]["id"]
     assert not ui.submit()  # still awaiting the answer
 
 

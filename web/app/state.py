@@ -181,9 +181,6 @@ class UiState:
             return False
         return sq not in self.board_map() and self.pending_at(sq) is None
 
-    def tiles_payload(self) -> list[Tile]:
-        return [{"sq": p.sq, "letter": p.letter, "blank": p.blank} for p in self.pending]
-
     def can_swap(self) -> bool:
         v = self.view or {}
         return self.my_turn and int(v.get("bag_size", 0)) >= 1
