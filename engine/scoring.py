@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from engine.board import Board
@@ -72,6 +73,9 @@ class LetterScore(NamedTuple):
             "blank": self.blank,
             "new": self.new,
         }
+
+
+_LETTER_OF = itemgetter(1)  # a LetterScore's letter, read in C (analyse's hot loop)
 
 
 class WordScore(NamedTuple):
@@ -233,16 +237,20 @@ def check_placement(
                 squares=" ".join(v.names[i] for i in order),
             )
 
+    # The board with this play's tiles on it: a word runs while its squares are filled.
+    filled = list(cells)
+    for i, c in placed.items():
+        filled[i] = c
+
     def word_at(i: int, back: tuple[int, ...], fwd: tuple[int, ...]) -> list[int]:
         start = i
-        while True:
-            b = back[start]
-            if b == -1 or (b not in placed and cells[b] is None):
-                break
+        b = back[start]
+        while b != -1 and filled[b] is not None:
             start = b
+            b = back[start]
         out = [start]
         j = fwd[start]
-        while j != -1 and (j in placed or cells[j] is not None):
+        while j != -1 and filled[j] is not None:
             out.append(j)
             j = fwd[j]
         return out
@@ -297,6 +305,7 @@ def analyse(board: Board, tiles: Sequence[Tile], *, first_move: bool | None = No
     cells = board.cells
     values, lmult, wmult, names = v.values, v.letter_mult, v.word_mult, v.names
     new = tuple.__new__  # builds the named tuples without their Python-level __new__ (hot path)
+    letter_of = _LETTER_OF
     scored: list[WordScore] = []
     total = 0
     for idxs, main in words:
@@ -306,25 +315,25 @@ def analyse(board: Board, tiles: Sequence[Tile], *, first_move: bool | None = No
         letters: list[LetterScore] = []
         for j in idxs:
             c = placed.get(j)
-            if c is not None:
-                lm = lmult[j]
-                value = values[c]
-                s += value * lm
-                wm *= wmult[j]
-                if j in crossed:
-                    wm *= 2
-                    was_crossed = True
-                letters.append(new(LetterScore, (names[j], c.upper(), value, lm, c.islower(), True)))
-            else:
+            if c is None:
                 c = cells[j]
                 assert c is not None
                 value = values[c]
                 s += value
                 letters.append(new(LetterScore, (names[j], c.upper(), value, 1, c.islower(), False)))
+                continue
+            lm = lmult[j]
+            value = values[c]
+            s += value * lm
+            wm *= wmult[j]
+            if j in crossed:
+                wm *= 2
+                was_crossed = True
+            letters.append(new(LetterScore, (names[j], c.upper(), value, lm, c.islower(), True)))
         score = s * wm
         total += score
-        word = "".join([x[1] for x in letters])
-        squares = tuple([names[j] for j in idxs])
+        word = "".join(map(letter_of, letters))
+        squares = tuple(map(names.__getitem__, idxs))
         scored.append(new(WordScore, (word, main, squares, tuple(letters), wm, was_crossed, score)))
     bingo = v.bingo_bonus if len(placed) == v.rack_size else 0
     return Breakdown(tuple(scored), len(placed), bingo, total + bingo)

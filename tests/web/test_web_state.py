@@ -7,6 +7,8 @@ import re
 
 import pytest
 from app.state import UiState
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from web_helpers import T0, first_word, run, snapshot, started
 
 import engine as e
@@ -105,7 +107,7 @@ def test_backspace_takes_back_the_last_tile_and_escape_recalls_all() -> None:
     assert ui.key("Backspace")
     assert len(ui.pending) == 2 and ui.cursor == last
     assert ui.key("Escape")
-    assert ui.pending == [] and ui.preview is None
+    assert ui.pending == () and ui.preview is None
     assert sorted(ui.rack[i] for i in ui.available()) == sorted(ui.rack)
 
 
@@ -185,6 +187,48 @@ def test_shuffle_and_reorder_keep_the_rack() -> None:
     ui.shuffle()
     ui.move_rack_tile(ui.rack_order[0], None)
     assert sorted(ui.rack_order) == before
+
+
+LOCAL_PLAY = st.lists(
+    st.one_of(
+        st.tuples(st.just("place"), st.integers(0, 6), st.sampled_from(["G7", "H7", "F7", "G6", "G8", "A1"])),
+        st.tuples(st.just("take_back"), st.sampled_from(["G7", "H7", "F7", "G6"])),
+        st.tuples(st.sampled_from(["backspace", "recall_all", "shuffle"])),
+        st.tuples(st.just("move"), st.integers(0, 6), st.one_of(st.none(), st.integers(0, 6))),
+        st.tuples(st.just("key"), st.sampled_from(["A", "E", "S", "Escape", "Backspace", "ArrowLeft"])),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=LOCAL_PLAY)
+def test_the_free_rack_tiles_follow_every_change_of_the_rack_order_and_the_pending_tiles(
+    steps: list[tuple[object, ...]],
+) -> None:
+    """``available()`` keeps its answer between changes (a key asks for it several times): after any
+    sequence of placements, take-backs, recalls, shuffles, reorders and keys, it is the rack's order minus
+    the pending tiles, as worked out afresh."""
+    ui = ui_for(started())
+    for step in steps:
+        match step:
+            case ("place", int(i), str(sq)):
+                ui.place(i, sq)
+            case ("take_back", str(sq)):
+                ui.take_back(sq)
+            case ("backspace",):
+                ui.key("Backspace")
+            case ("recall_all",):
+                ui.key("Escape")
+            case ("shuffle",):
+                ui.shuffle()
+            case ("move", int(i), before):
+                ui.move_rack_tile(i, before if isinstance(before, int) else None)
+            case ("key", str(k)):
+                ui.key(k)
+        used = {p.rack_index for p in ui.pending}
+        assert ui.available() == tuple(i for i in ui.rack_order if i not in used)
+        assert sorted(ui.rack_order) == list(range(len(ui.rack)))
 
 
 @pytest.mark.parametrize("seat", [0, 1])

@@ -49,7 +49,7 @@ def test_a_time_out_clears_the_refusal_and_the_refused_plays_tiles() -> None:
     assert ui.rejected and ui.pending
     _time_out(ui, state)
     assert not ui.my_turn
-    assert ui.rejected == [] and ui.pending == [] and ui.preview is None and ui.error is None
+    assert ui.rejected == [] and ui.pending == () and ui.preview is None and ui.error is None
 
 
 def test_a_time_out_closes_an_open_pass_confirmation() -> None:

@@ -6,9 +6,10 @@ Pure Python, like the rest of the state: no browser module is imported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from engine.moves import Tile
 from engine.variants import BLANK, LETTERS, Kind
 
 if TYPE_CHECKING:
@@ -23,6 +24,12 @@ class Pending:
     rack_index: int
     letter: str  # upper case; for a blank, the letter it names
     blank: bool
+    # The engine's tile for this placement, made once: each key asks the engine about every pending tile
+    # again (app.live_preview).
+    tile: Tile = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tile", Tile(self.sq, self.letter, self.blank))
 
 
 class BoardPlay:
@@ -41,9 +48,9 @@ class BoardPlay:
             if letter is None or letter.upper() not in LETTERS:
                 s.dialog, s.blank_for = "blank", (rack_index, sq)
                 return False
-            s.pending.append(Pending(sq, rack_index, letter.upper(), True))
+            s.pending = (*s.pending, Pending(sq, rack_index, letter.upper(), True))
         else:
-            s.pending.append(Pending(sq, rack_index, tile, False))
+            s.pending = (*s.pending, Pending(sq, rack_index, tile, False))
         s.selected = None
         s.changed()
         return True
@@ -64,7 +71,7 @@ class BoardPlay:
         p = s.pending_at(sq)
         if p is None:
             return False
-        s.pending.remove(p)
+        s.pending = tuple([q for q in s.pending if q is not p])
         s.changed()
         return True
 
@@ -72,29 +79,33 @@ class BoardPlay:
         s = self.state
         if not s.pending:
             return False
-        p = s.pending.pop()
+        p = s.pending[-1]
+        s.pending = s.pending[:-1]
         s.cursor = p.sq
         s.changed()
         return True
 
     def recall_all(self) -> None:
         s = self.state
-        s.pending.clear()
+        s.pending = ()
         s.selected = None
         s.dialog = None if s.dialog == "blank" else s.dialog
         s.changed()
 
     def shuffle(self) -> None:
-        self.state.rng.shuffle(self.state.rack_order)
+        order = list(self.state.rack_order)
+        self.state.rng.shuffle(order)
+        self.state.rack_order = tuple(order)
 
     def move_rack_tile(self, rack_index: int, before: int | None) -> None:
         """Reorder the rack (drag within it): put ``rack_index`` before ``before`` (None: at the end)."""
-        order = self.state.rack_order
+        order = list(self.state.rack_order)
         if rack_index not in order or rack_index == before:
             return
         order.remove(rack_index)
         pos = order.index(before) if before in order else len(order)
         order.insert(pos, rack_index)
+        self.state.rack_order = tuple(order)
 
     def click_rack(self, rack_index: int) -> None:
         s = self.state

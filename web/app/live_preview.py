@@ -13,18 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from engine import Board, Breakdown, Tile, analyse, preview_board, preview_error
+from engine import Board, Breakdown, analyse, preview_board, preview_error
 
 if TYPE_CHECKING:
     from app.board_play import Pending
     from app.payloads import Preview, PreviewError, View
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class LivePreview:
     """What the pending placement would score (``breakdown``), or why the engine refuses its shape
     (``error``, as ``LexioError.to_dict()`` words it): exactly one of the two is set. Replaced on every
-    change, never changed in place (the renderer compares it by identity)."""
+    change, never changed in place: equal only to itself (the renderer's keys compare it by identity,
+    which a field-by-field ``==`` through every word and letter would only slow down)."""
 
     breakdown: Breakdown | None = None
     error: PreviewError | None = None
@@ -61,7 +62,7 @@ class BoardKeptPreview:
             if view is not self.view or self.board is None:
                 self.board = preview_board(view)
                 self.view = view
-            tiles = [Tile(p.sq, p.letter, p.blank) for p in pending]
+            tiles = [p.tile for p in pending]
             return LivePreview(breakdown=analyse(self.board, tiles))
         except Exception as err:  # a preview never throws: the engine words what is wrong
             return LivePreview(error=cast("PreviewError", preview_error(err)))

@@ -336,7 +336,9 @@ def encode_patch(patch: Patch) -> str:
     body = HTML_SEPARATOR.join(html)
     if body.count(HTML_SEPARATOR) != len(html) - 1:
         return _compact(patch)
-    head: dict[str, object] = {k: v for k, v in patch.items() if k not in ("r", "c")}
+    head: dict[str, object] = dict(patch)
+    head.pop("r", None)
+    head.pop("c", None)
     if regions:
         head["R"] = list(regions)
     if cells:

@@ -297,11 +297,7 @@ def changed_squares(before: CellInputs, after: CellInputs) -> set[str]:
     whose pending tile, place in a previewed word or cursor changed; across views, every hot square."""
     if before.view is not after.view:
         return before.hot() | after.hot()
-    changed = {
-        sq
-        for sq in before.pending.keys() | after.pending.keys()
-        if before.pending.get(sq) != after.pending.get(sq)
-    }
+    changed = {sq for sq, _ in before.pending.items() ^ after.pending.items()}
     changed |= before.words ^ after.words
     if (before.cursor, before.across) != (after.cursor, after.across):
         changed.update(sq for sq in (before.cursor, after.cursor) if sq)
@@ -337,11 +333,8 @@ def board_cells(
     last = _last_placement(state.view)
     last_label = str((state.view or {}).get("last_label") or "sq_last_move")
     # Only the asked squares are visited (a key on the board asks for a handful), in the board's order.
-    where = (
-        range(len(variant.names))
-        if only is None
-        else sorted(i for i in (variant.index.get(sq) for sq in only) if i is not None)
-    )
+    index = variant.index
+    where = range(len(variant.names)) if only is None else sorted(map(index.__getitem__, only & index.keys()))
     for i in where:
         sq = variant.names[i]
         t = board.get(sq)
@@ -516,19 +509,25 @@ def rack_parts(state: UiState, tr: Translator) -> tuple[str, str, str]:
             "",
         )
     variant = state.variant
-    values = variant.values
     rack = state.rack
-    tiles = []
     key: tuple[object, ...]
     swapping = state.dialog == "swap"
-    for i in state.available():
-        letter = rack[i]
-        sel = state.selected == i or (swapping and i in state.swap_sel)
-        key = ("tile", tr, variant.name, i, letter, sel)
-        html = _RACK_PARTS.get(key)
-        if html is None:
-            html = _rack_part(key, _rack_tile(tr, i, letter, values.get(letter, 0), sel))
-        tiles.append(html)
+    chosen = (state.selected, tuple(sorted(state.swap_sel)) if swapping else None)
+    # The row of tiles as a whole first: recalling the tiles or taking one back shows a row drawn before.
+    row_key = ("row", tr, variant.name, rack, state.available(), chosen)
+    tiles = _RACK_PARTS.get(row_key)
+    if tiles is None:
+        row = []
+        values = variant.values
+        for i in state.available():
+            letter = rack[i]
+            sel = state.selected == i or (swapping and i in state.swap_sel)
+            key = ("tile", tr, variant.name, i, letter, sel)
+            html = _RACK_PARTS.get(key)
+            if html is None:
+                html = _rack_part(key, _rack_tile(tr, i, letter, values.get(letter, 0), sel))
+            row.append(html)
+        tiles = _rack_part(row_key, "".join(row))
     mine = state.my_turn and not state.cut_off  # a move made offline could not be sent
     busy = bool(state.awaiting)
     dis = "" if mine and not busy else " disabled"
@@ -543,7 +542,7 @@ def rack_parts(state: UiState, tr: Translator) -> tuple[str, str, str]:
         ("head", tr),
         f'<div class="rack" id="rack" role="group" aria-label="{_attr_t(tr, "rack")}" data-testid="rack">',
     )
-    return (head, "".join(tiles), "</div>" + actions)
+    return (head, tiles, "</div>" + actions)
 
 
 def _word_factors(v: Variant, w: WordScore, tr: Translator) -> list[str]:

@@ -142,14 +142,14 @@ class ServerFrames:
             s.seat = int(you)
         rack = s.rack
         if sorted(rack) != sorted(old_rack) or len(s.rack_order) != len(rack):
-            s.rack_order = list(range(len(rack)))
-            s.pending.clear()
+            s.rack_order = tuple(range(len(rack)))
+            s.pending = ()
             s.selected = None
         board = s.board_map()
         if board != old_board:
-            s.pending = [p for p in s.pending if p.sq not in board]
+            s.pending = tuple([p for p in s.pending if p.sq not in board])
         if view.get("status") != "playing":
-            s.pending.clear()
+            s.pending = ()
             s.dialog = None
         if was_mine and not s.my_turn:
             # The turn left this seat (a time-out, or a move answered): the turn's debris must not follow
@@ -160,7 +160,7 @@ class ServerFrames:
     def clear_turn(self) -> None:
         """Forget what belonged to this seat's turn: pending tiles, the last refusal, an open dialog."""
         s = self.state
-        s.pending.clear()
+        s.pending = ()
         s.selected = None
         s.rejected = []
         s.error = None

@@ -86,8 +86,10 @@ class UiState:
         self.presence: dict[int, bool] = {}
         self.demo = False
         # the local play
-        self.rack_order: list[int] = []
-        self.pending: list[Pending] = []
+        # Both replaced on every change, never changed in place: available() keeps its answer by them.
+        self.rack_order: tuple[int, ...] = ()
+        self.pending: tuple[Pending, ...] = ()
+        self._available: tuple[tuple[int, ...], tuple[Pending, ...], tuple[int, ...]] = ((), (), ())
         self.selected: int | None = None
         self.cursor: str | None = None
         self.across = True
@@ -169,10 +171,15 @@ class UiState:
                 return p
         return None
 
-    def available(self) -> list[int]:
-        """Rack indices in display order that are not on the board."""
-        used = {p.rack_index for p in self.pending}
-        return [i for i in self.rack_order if i not in used]
+    def available(self) -> tuple[int, ...]:
+        """Rack indices in display order that are not on the board (a key asks several times: worked out
+        once per rack order and pending tiles)."""
+        order, pending, free = self._available
+        if order is not self.rack_order or pending is not self.pending:
+            used = {p.rack_index for p in self.pending}
+            free = tuple([i for i in self.rack_order if i not in used])
+            self._available = (self.rack_order, self.pending, free)
+        return free
 
     def is_free(self, sq: str) -> bool:
         v = self.variant
@@ -271,7 +278,7 @@ class UiState:
     def enter_table(self, table_id: str, token: str | None = None) -> None:
         self.table_id, self.token = table_id, token
         self.view, self.seq, self.seat = None, -1, None
-        self.pending.clear()
+        self.pending = ()
         self.unanswered.clear()
         self.conn = "connecting"
         self._forget_table_end()
@@ -298,7 +305,7 @@ class UiState:
         self.table_id = self.token = None
         self.view, self.seat, self.seq = None, None, -1
         self.resyncing = False
-        self.pending.clear()
+        self.pending = ()
         self.unanswered.clear()
         self.conn = "idle"
         self._forget_table_end()

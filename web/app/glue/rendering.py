@@ -278,7 +278,7 @@ class Renderer:
         # Each region is drawn again only when what it is drawn from changed (see keyed): a key on the board
         # redraws the rack and the preview when a tile moved, never the status line nor the announcement.
         view, seat, cut_off = s.view, s.seat, s.cut_off
-        rack_key = (tr, view, seat, s.demo, s.watchers, tuple(s.available()), s.selected, s.dialog)
+        rack_key = (tr, view, seat, s.demo, s.watchers, s.available(), s.selected, s.dialog)
         swap = tuple(sorted(s.swap_sel)) if s.dialog == "swap" else ()
         play_key = (cut_off, bool(s.awaiting), s.across, bool(s.pending), swap)
         self.write_rack(rack_key + play_key)
