@@ -26,10 +26,12 @@ const SAVE_DELAY_MS = 3000;  // after the first screen is up: storing ~30 MB mus
 const SAVE_QUIET_MS = 2000;  // nor with a player's typing (it holds this thread for tens of ms): after a pause,
 const SAVE_LATEST_MS = 60000;  // or at the latest this long after the start
 
-async function readSnapshot() {
+// The stored snapshot's entry, or null; its ~30 MB body is read while Pyodide loads its JavaScript
+// (loadPyodide awaits `_loadSnapshot` only before instantiating the wasm, which needs its size): read first,
+// it held the start for 90-120 ms on this machine.
+async function findSnapshot() {
   try {
-    const r = await (await caches.open(SNAPSHOTS)).match(KEY);
-    return r ? new Uint8Array(await r.arrayBuffer()) : null;
+    return (await (await caches.open(SNAPSHOTS)).match(KEY)) || null;
   } catch (e) {
     return null;  // no Cache API here: every visit starts from scratch
   }
@@ -129,11 +131,11 @@ async function loadPyodide(options) {
   // packages (web/build.py, lock_contents); packages, if ever asked for, would come from here as before.
   const opts = {...options, indexURL: at("__PYODIDE__/"), stdLibURL: at("__PYODIDE__/__STDLIB__"),
                 lockFileContents: LOCK, packageBaseUrl: at("__PYODIDE__/")};
-  const snap = await readSnapshot();
+  const snap = await findSnapshot();
   let py = null;
   if (snap) {
     try {
-      py = await load({...opts, _loadSnapshot: snap});
+      py = await load({...opts, _loadSnapshot: snap.arrayBuffer().then((b) => new Uint8Array(b))});
     } catch (e) {
       console.warn("lexio: interpreter snapshot not usable, starting afresh", e);
       await forget();
